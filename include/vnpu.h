@@ -1,0 +1,149 @@
+/*
+ * vnpu: a GGML-style NPU inference backend running on a virtual Hexagon NPU.
+ *
+ * Public C API: load a GGUF model, make a context on a list of devices, tokenize, decode a batch of
+ * tokens into logits, sample. Every function that can fail returns an enum vnpu_status and reports the
+ * cause once through the log callback (what, where, which limit).
+ */
+#ifndef VNPU_H
+#define VNPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 0 is success; every error is negative. */
+enum vnpu_status {
+    VNPU_STATUS_OK = 0,
+    VNPU_STATUS_BAD_ARG = -1,     /* a parameter out of its documented range */
+    VNPU_STATUS_BAD_FILE = -2,    /* a file that is not what it claims (GGUF structure, model contents) */
+    VNPU_STATUS_IO = -3,          /* open/read/write/mmap failed */
+    VNPU_STATUS_NO_MEMORY = -4,   /* an allocation failed */
+    VNPU_STATUS_UNSUPPORTED = -5, /* valid input that vnpu does not implement (architecture, type, op) */
+    VNPU_STATUS_DEVICE = -6,      /* a device reported an error for a request */
+};
+
+/* Text of a status ("ok", "bad file", ...); never NULL. */
+const char *vnpu_status_str(enum vnpu_status status);
+
+enum vnpu_log_level {
+    VNPU_LOG_ERROR = 0,
+    VNPU_LOG_WARN = 1,
+    VNPU_LOG_INFO = 2,
+    VNPU_LOG_DEBUG = 3,
+};
+
+/* Receives every message with level <= the set level; text has no trailing newline. */
+typedef void (*vnpu_log_fn)(enum vnpu_log_level level, const char *text, void *user);
+
+/* Route log messages to fn (NULL restores the default: stderr) and set the most verbose level shown
+ * (default VNPU_LOG_WARN, or VNPU_LOG env var: 0..3). Not thread-safe against concurrent logging. */
+void vnpu_log_set(vnpu_log_fn fn, void *user, enum vnpu_log_level max_level);
+
+typedef int32_t vnpu_token;
+
+struct vnpu_model;
+struct vnpu_context;
+struct vnpu_sampler;
+
+/* Called during long loads with done/total in [0, 1]; return false to cancel (the load then fails with
+ * VNPU_STATUS_BAD_ARG and frees everything it made). */
+typedef bool (*vnpu_progress_fn)(float progress, void *user);
+
+struct vnpu_model_params {
+    const char *devices; /* comma-separated device names ("CPU", "HTP0,HTP1"); NULL = "CPU" */
+    vnpu_progress_fn progress;
+    void *progress_user;
+};
+
+struct vnpu_model_params vnpu_model_default_params(void);
+
+/* Load a GGUF model (llama architecture) from path. The file is mapped read-only and validated as GGUF
+ * and as a model (hparams, tokenizer, tensor shapes); on error *model is NULL and the cause was logged. */
+enum vnpu_status vnpu_model_load(const char *path, const struct vnpu_model_params *params, struct vnpu_model **model);
+void vnpu_model_free(struct vnpu_model *model);
+
+int32_t vnpu_model_n_vocab(const struct vnpu_model *model);
+int32_t vnpu_model_n_ctx_train(const struct vnpu_model *model);
+vnpu_token vnpu_model_bos(const struct vnpu_model *model); /* -1 when the vocabulary has none */
+vnpu_token vnpu_model_eos(const struct vnpu_model *model);
+bool vnpu_model_add_bos(const struct vnpu_model *model);
+/* True for end-of-generation tokens (EOS, EOT). */
+bool vnpu_model_is_eog(const struct vnpu_model *model, vnpu_token token);
+/* One line such as "llama 292.80K params, F32, 5 layers, n_embd 64"; writes at most size bytes. */
+void vnpu_model_desc(const struct vnpu_model *model, char *buf, size_t size);
+
+/* Tokenize text (len bytes, UTF-8). add_special: BOS as the vocabulary says; parse_special: control
+ * tokens written as text (e.g. "<s>") become those tokens. Returns the number of tokens, or minus the
+ * number needed when n_max is too small (nothing written past n_max). */
+int32_t vnpu_tokenize(const struct vnpu_model *model, const char *text, size_t len, vnpu_token *tokens, int32_t n_max,
+                      bool add_special, bool parse_special);
+
+/* The text of one token as llama.cpp's token_to_piece prints it (U+2581 as space, byte tokens as their
+ * byte; control tokens empty unless special). Returns the byte count, or minus the count needed. */
+int32_t vnpu_token_to_piece(const struct vnpu_model *model, vnpu_token token, char *buf, int32_t size, bool special);
+
+struct vnpu_context_params {
+    uint32_t n_ctx;     /* KV cache size in tokens; 0 = the model's n_ctx_train */
+    uint32_t n_batch;   /* most tokens one vnpu_decode call may take */
+    int32_t n_threads;  /* CPU threads */
+    const char *devices; /* NULL = the model's devices */
+    int32_t type_k;     /* KV cache element type as a GGML type id: 0 = F32, 1 = F16 (default) */
+    int32_t type_v;
+    bool flash_attn;    /* FLASH_ATTN_EXT (true, default) or MUL_MAT + SOFT_MAX attention */
+    const char *trace_path; /* when set, a Perfetto-loadable trace is written here at free */
+};
+
+struct vnpu_context_params vnpu_context_default_params(void);
+
+enum vnpu_status vnpu_context_new(struct vnpu_model *model, const struct vnpu_context_params *params,
+                                  struct vnpu_context **ctx);
+void vnpu_context_free(struct vnpu_context *ctx);
+uint32_t vnpu_n_ctx(const struct vnpu_context *ctx);
+
+/* Run the model on n_tokens tokens at positions pos[i] (pos NULL: continue after the last position),
+ * appending them to the KV cache. logits_all: keep every position's logits, else only the last.
+ * n_tokens may exceed n_batch: the call splits it. Errors: position past n_ctx, token out of vocab. */
+enum vnpu_status vnpu_decode(struct vnpu_context *ctx, const vnpu_token *tokens, const int32_t *pos, int32_t n_tokens,
+                             bool logits_all);
+
+/* Logits (n_vocab floats) of the i-th token of the last decode; i = -1 is the last one. NULL when that
+ * position's logits were not kept. */
+const float *vnpu_get_logits(const struct vnpu_context *ctx, int32_t i);
+
+/* Drop KV cache entries at positions >= pos. */
+void vnpu_kv_cache_truncate(struct vnpu_context *ctx, int32_t pos);
+
+struct vnpu_perf {
+    double t_load_ms;
+    double t_prompt_ms;
+    int32_t n_prompt;
+    double t_eval_ms;
+    int32_t n_eval;
+};
+
+/* Timings: load (model + context), prompt decodes (n_tokens > 1), single-token decodes. */
+struct vnpu_perf vnpu_perf_get(const struct vnpu_context *ctx);
+
+struct vnpu_sampler_params {
+    float temp;    /* <= 0: greedy (argmax, lowest id on ties) */
+    int32_t top_k; /* <= 0: off */
+    float top_p;   /* >= 1: off */
+    uint64_t seed;
+};
+
+struct vnpu_sampler_params vnpu_sampler_default_params(void);
+struct vnpu_sampler *vnpu_sampler_new(const struct vnpu_sampler_params *params);
+void vnpu_sampler_free(struct vnpu_sampler *sampler);
+/* Pick a token from n_vocab logits: top-k, then temperature, then top-p, then a seeded draw. */
+vnpu_token vnpu_sampler_sample(struct vnpu_sampler *sampler, const float *logits, int32_t n_vocab);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VNPU_H */

@@ -1,0 +1,44 @@
+/*
+ * Devices and the graph scheduler.
+ *
+ * A device computes graph nodes: CPU (the reference backend, src/cpu) and the NPU devices HTP0..N
+ * (src/host). The scheduler walks a graph once per compute: each node goes to the first device in the
+ * list whose supports_op accepts it, and runs of consecutive nodes on one device are handed over as one
+ * call, which an NPU device turns into one request. Memory is unified, so a tensor computed on one
+ * device is read in place by the next; no copies are made.
+ */
+#ifndef VNPU_BACKEND_H
+#define VNPU_BACKEND_H
+
+#include "buffer.h"
+#include "tensor.h"
+#include "vnpu.h"
+
+struct vnpu_device;
+
+struct vnpu_device_iface {
+    const char *(*get_name)(struct vnpu_device *dev);
+    /* Whether the device computes op. Decided from static properties only (types, shapes, strides, op
+     * params), never from buffers or data: it runs before memory is allocated. */
+    bool (*supports_op)(struct vnpu_device *dev, const struct vnpu_tensor *op);
+    /* Compute nodes[0..n_nodes) in order; every node passed supports_op and has its data allocated. */
+    enum vnpu_status (*graph_compute)(struct vnpu_device *dev, struct vnpu_tensor **nodes, int n_nodes);
+    /* Buffer type for the tensors the device computes (activations, KV cache). */
+    struct vnpu_buffer_type *(*get_buffer_type)(struct vnpu_device *dev);
+    /* Optional: buffer type for weights (e.g. a REPACK layout). NULL = get_buffer_type. */
+    struct vnpu_buffer_type *(*get_weight_buffer_type)(struct vnpu_device *dev, const struct vnpu_tensor *weight);
+    void (*free)(struct vnpu_device *dev);
+};
+
+struct vnpu_device {
+    const struct vnpu_device_iface *iface;
+    void *ctx;
+};
+
+const char *vnpu_device_name(struct vnpu_device *dev);
+bool vnpu_device_supports_op(struct vnpu_device *dev, const struct vnpu_tensor *op);
+struct vnpu_buffer_type *vnpu_device_buffer_type(struct vnpu_device *dev);
+struct vnpu_buffer_type *vnpu_device_weight_buffer_type(struct vnpu_device *dev, const struct vnpu_tensor *weight);
+void vnpu_device_free(struct vnpu_device *dev); /* NULL is a no-op */
+
+#endif /* VNPU_BACKEND_H */

@@ -1,0 +1,68 @@
+/*
+ * Buffers and buffer types: where tensor data lives.
+ *
+ * A buffer type allocates buffers; a buffer is one block of host-addressable memory (on a Snapdragon
+ * every DDR buffer is visible to CPU and NPU, and vnpu keeps that unified-memory model). Devices bring
+ * their own buffer types: the host type below (plain aligned memory), shareable DDR for the HTP
+ * devices, and REPACK types that store weights in a device layout. The interfaces follow GGML's
+ * ggml_backend_buffer_type / ggml_backend_buffer; an optional slot is NULL and the wrapper below
+ * applies the default written in the slot's comment.
+ */
+#ifndef VNPU_BUFFER_H
+#define VNPU_BUFFER_H
+
+#include "tensor.h"
+#include "vnpu.h"
+
+#include <stddef.h>
+
+struct vnpu_buffer_type;
+struct vnpu_buffer;
+
+struct vnpu_buffer_type_iface {
+    const char *(*get_name)(struct vnpu_buffer_type *bt);
+    /* A buffer of size bytes (size may be 0); on error *out is NULL and the cause was logged. */
+    enum vnpu_status (*alloc_buffer)(struct vnpu_buffer_type *bt, size_t size, struct vnpu_buffer **out);
+    /* Optional: bytes tensor t takes in a buffer of this type (tiled layouts pad); NULL = vnpu_nbytes. */
+    size_t (*get_alloc_size)(struct vnpu_buffer_type *bt, const struct vnpu_tensor *t);
+};
+
+struct vnpu_buffer_type {
+    const struct vnpu_buffer_type_iface *iface;
+    size_t alignment; /* every tensor offset in its buffers is a multiple of this */
+    void *ctx;
+};
+
+struct vnpu_buffer_iface {
+    void (*free)(struct vnpu_buffer *buf);
+    /* Optional: write size bytes of t's data (GGML layout) at byte offset offset of the tensor; a layout
+     * that transforms data (repack) requires the whole tensor at once. NULL = memcpy into t->data. */
+    enum vnpu_status (*set_tensor)(struct vnpu_buffer *buf, struct vnpu_tensor *t, const void *data, size_t offset,
+                                   size_t size);
+    /* Optional: read t's data back in GGML layout. NULL = memcpy from t->data. */
+    enum vnpu_status (*get_tensor)(struct vnpu_buffer *buf, const struct vnpu_tensor *t, void *data, size_t offset,
+                                   size_t size);
+};
+
+struct vnpu_buffer {
+    const struct vnpu_buffer_iface *iface;
+    struct vnpu_buffer_type *type;
+    void *base; /* host address of byte 0 */
+    size_t size;
+    void *ctx;
+};
+
+const char *vnpu_buffer_type_name(struct vnpu_buffer_type *bt);
+enum vnpu_status vnpu_buffer_type_alloc(struct vnpu_buffer_type *bt, size_t size, struct vnpu_buffer **out);
+size_t vnpu_buffer_type_alloc_size(struct vnpu_buffer_type *bt, const struct vnpu_tensor *t);
+void vnpu_buffer_free(struct vnpu_buffer *buf); /* NULL is a no-op */
+
+/* Place t at byte offset offset of buf: sets t->data and t->buffer. offset + alloc size must fit. */
+void vnpu_buffer_place_tensor(struct vnpu_buffer *buf, struct vnpu_tensor *t, size_t offset);
+enum vnpu_status vnpu_tensor_set(struct vnpu_tensor *t, const void *data, size_t offset, size_t size);
+enum vnpu_status vnpu_tensor_get(const struct vnpu_tensor *t, void *data, size_t offset, size_t size);
+
+/* Plain host memory, 128-byte aligned (an HVX vector, a DDR cache line). */
+struct vnpu_buffer_type *vnpu_host_buffer_type(void);
+
+#endif /* VNPU_BUFFER_H */

@@ -1,0 +1,230 @@
+#include "test-common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef VNPU_SOURCE_DIR
+#error "VNPU_SOURCE_DIR must be defined by the build"
+#endif
+
+int test_in_ci(void) {
+    const char *ci = getenv("CI");
+    return ci && strcmp(ci, "true") == 0;
+}
+
+static void missing(const char *what, const char *how) {
+    if (test_in_ci()) {
+        fail_msg("%s is missing (CI=true requires it): %s", what, how);
+    }
+    fprintf(stderr, "[  SKIPPED ] %s is missing: %s\n", what, how);
+    skip();
+}
+
+static int file_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+const char *test_model_path(const char *rel) {
+    static char path[4096];
+    const char *dir = getenv("VNPU_MODELS_DIR");
+    if (dir && *dir) {
+        snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    } else {
+        snprintf(path, sizeof(path), "%s/../shared/models/%s", VNPU_SOURCE_DIR, rel);
+    }
+    if (!file_exists(path)) {
+        static char what[4200];
+        snprintf(what, sizeof(what), "model %s", path);
+        missing(what, "put the shared models next to the repository (../shared/models) or set VNPU_MODELS_DIR");
+    }
+    return path;
+}
+
+const char *test_oracle_bin(void) {
+    static char bin[4096];
+    static int state; /* 0 unknown, 1 ok, -1 unavailable */
+    if (state == 0) {
+        char *out = NULL;
+        int rc = test_run(&out, NULL, "%s/../shared/oracle/setup.sh --bindir 2>/dev/null", VNPU_SOURCE_DIR);
+        state = -1;
+        if (rc == 0 && out) {
+            out[strcspn(out, "\n")] = '\0';
+            snprintf(bin, sizeof(bin), "%s", out);
+            char probe[4200];
+            snprintf(probe, sizeof(probe), "%s/llama_ref", bin);
+            state = file_exists(probe) ? 1 : -1;
+        }
+        free(out);
+    }
+    if (state < 0) {
+        missing("the llama.cpp oracle", "../shared/oracle/setup.sh must run (needs npm and the npm registry)");
+    }
+    return bin;
+}
+
+const char *test_tools_dir(void) {
+    const char *dir = getenv("VNPU_TOOLS_DIR");
+#ifdef VNPU_TOOLS_DIR
+    if (!dir || !*dir) {
+        dir = VNPU_TOOLS_DIR;
+    }
+#endif
+    assert_non_null(dir);
+    return dir;
+}
+
+static char tmpdir_path[4096];
+
+static void tmpdir_remove(void) {
+    if (tmpdir_path[0]) {
+        char cmd[4200];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir_path);
+        if (system(cmd) != 0) {
+            fprintf(stderr, "warning: could not remove %s\n", tmpdir_path);
+        }
+    }
+}
+
+const char *test_tmpdir(void) {
+    if (!tmpdir_path[0]) {
+        const char *base = getenv("TMPDIR");
+        snprintf(tmpdir_path, sizeof(tmpdir_path), "%s/vnpu-test-XXXXXX", base && *base ? base : "/tmp");
+        assert_non_null(mkdtemp(tmpdir_path));
+        atexit(tmpdir_remove);
+    }
+    return tmpdir_path;
+}
+
+static char *read_stream(FILE *f, size_t *size) {
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    size_t n;
+    while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            assert_non_null(buf);
+        }
+    }
+    buf[len] = '\0';
+    if (size) {
+        *size = len;
+    }
+    return buf;
+}
+
+int test_run(char **out, char **err, const char *fmt, ...) {
+    char cmd[16384];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    assert_true(n > 0 && (size_t) n < sizeof(cmd));
+
+    char errpath[4200] = "";
+    char full[20600];
+    if (err) {
+        snprintf(errpath, sizeof(errpath), "%s/stderr-XXXXXX", test_tmpdir());
+        int fd = mkstemp(errpath);
+        assert_true(fd >= 0);
+        close(fd);
+        snprintf(full, sizeof(full), "( %s ) 2>'%s'", cmd, errpath);
+    } else {
+        snprintf(full, sizeof(full), "%s", cmd);
+    }
+    FILE *p = popen(full, "r");
+    if (!p) {
+        return -1;
+    }
+    char *text = read_stream(p, NULL);
+    int status = pclose(p);
+    if (out) {
+        *out = text;
+    } else {
+        fputs(text, stdout);
+        free(text);
+    }
+    if (err) {
+        *err = test_read_file(errpath, NULL);
+        if (!*err) {
+            *err = strdup("");
+        }
+        unlink(errpath);
+    }
+    if (status == -1 || !WIFEXITED(status)) {
+        return -1;
+    }
+    return WEXITSTATUS(status);
+}
+
+void *test_read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return NULL;
+    }
+    char *data = read_stream(f, size); /* NUL-terminated too, for text files */
+    fclose(f);
+    return data;
+}
+
+void test_write_file(const char *path, const void *data, size_t size) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+}
+
+static uint64_t splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void test_rng_seed(struct test_rng *rng, const char *seed) {
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
+    for (const char *p = seed; *p; p++) {
+        h = (h ^ (uint8_t) *p) * 0x100000001b3ull;
+    }
+    for (int i = 0; i < 4; i++) {
+        rng->s[i] = splitmix64(&h);
+    }
+}
+
+static uint64_t rotl(uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
+
+uint64_t test_rng_next(struct test_rng *rng) {
+    uint64_t *s = rng->s;
+    const uint64_t result = rotl(s[1] * 5, 7) * 9;
+    const uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+float test_rng_uniform(struct test_rng *rng) {
+    return (float) (test_rng_next(rng) >> 40) * (1.0f / 16777216.0f);
+}
+
+float test_rng_normal(struct test_rng *rng, float std) {
+    float u1 = test_rng_uniform(rng), u2 = test_rng_uniform(rng);
+    if (u1 < 1e-12f) {
+        u1 = 1e-12f;
+    }
+    return std * sqrtf(-2.0f * logf(u1)) * cosf(6.28318530718f * u2);
+}

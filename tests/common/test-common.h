@@ -1,0 +1,55 @@
+/*
+ * Helpers shared by the cmocka tests: locating the shared models and the llama.cpp oracle, running
+ * commands, scratch directories, random data.
+ *
+ * A test that needs a model or the oracle fails when CI=true and they are missing, and otherwise skips
+ * with a message saying what is missing and how to get it.
+ */
+#ifndef VNPU_TEST_COMMON_H
+#define VNPU_TEST_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+/* Path of a file under the shared models directory (VNPU_MODELS_DIR, default ../shared/models next to
+ * the repository), e.g. "stories260K.gguf" or "derived/stories260K-Q8_0.gguf". Missing: fail under CI,
+ * else skip. The returned string lives until the next call. */
+const char *test_model_path(const char *rel);
+
+/* Directory holding the oracle tools (llama_ref, ggml_quant, gen_gguf, logits_diff), installed on first
+ * use by ../shared/oracle/setup.sh into ORACLE_HOME (default ~/.cache/vnpu-oracle). Unavailable: fail
+ * under CI, else skip. */
+const char *test_oracle_bin(void);
+
+/* Directory holding vnpu's own tools in the build tree (VNPU_TOOLS_DIR, set by CMake). */
+const char *test_tools_dir(void);
+
+/* A fresh scratch directory under $TMPDIR for this test process (removed at exit). */
+const char *test_tmpdir(void);
+
+/* Run a shell command; returns its exit status (-1 if it could not run). When out is not NULL, stdout
+ * is captured into a malloc'd NUL-terminated string (*out, caller frees); stderr goes to the test log
+ * unless err is not NULL, which captures it the same way. */
+int test_run(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Read a whole file into a malloc'd buffer; NULL if it cannot. */
+void *test_read_file(const char *path, size_t *size);
+/* Write size bytes to path; asserts success. */
+void test_write_file(const char *path, const void *data, size_t size);
+
+/* Deterministic xoshiro256** stream seeded from a string (e.g. a test case's name). */
+struct test_rng {
+    uint64_t s[4];
+};
+void test_rng_seed(struct test_rng *rng, const char *seed);
+uint64_t test_rng_next(struct test_rng *rng);
+float test_rng_uniform(struct test_rng *rng);           /* [0, 1) */
+float test_rng_normal(struct test_rng *rng, float std); /* N(0, std^2) */
+
+/* True when running under CI (CI=true). */
+int test_in_ci(void);
+
+#endif /* VNPU_TEST_COMMON_H */
