@@ -88,13 +88,13 @@ int32_t vnpu_tokenize(const struct vnpu_model *model, const char *text, size_t l
 int32_t vnpu_token_to_piece(const struct vnpu_model *model, vnpu_token token, char *buf, int32_t size, bool special);
 
 struct vnpu_context_params {
-    uint32_t n_ctx;     /* KV cache size in tokens; 0 = the model's n_ctx_train */
-    uint32_t n_batch;   /* most tokens one vnpu_decode call may take */
-    int32_t n_threads;  /* CPU threads */
+    uint32_t n_ctx;      /* KV cache size in tokens; 0 = the model's n_ctx_train */
+    uint32_t n_batch;    /* most tokens one vnpu_decode call may take */
+    int32_t n_threads;   /* CPU threads */
     const char *devices; /* NULL = the model's devices */
-    int32_t type_k;     /* KV cache element type as a GGML type id: 0 = F32, 1 = F16 (default) */
+    int32_t type_k;      /* KV cache element type as a GGML type id: 0 = F32, 1 = F16 (default) */
     int32_t type_v;
-    bool flash_attn;    /* FLASH_ATTN_EXT (true, default) or MUL_MAT + SOFT_MAX attention */
+    bool flash_attn;        /* FLASH_ATTN_EXT (true, default) or MUL_MAT + SOFT_MAX attention */
     const char *trace_path; /* when set, a Perfetto-loadable trace is written here at free */
 };
 
@@ -139,7 +139,8 @@ struct vnpu_sampler_params {
 struct vnpu_sampler_params vnpu_sampler_default_params(void);
 struct vnpu_sampler *vnpu_sampler_new(const struct vnpu_sampler_params *params);
 void vnpu_sampler_free(struct vnpu_sampler *sampler);
-/* Pick a token from n_vocab logits: top-k, then temperature, then top-p, then a seeded draw. */
+/* Pick a token from n_vocab logits, in llama.cpp's default chain order: top-k, top-p (on the untempered
+ * distribution), temperature, then a draw from the seeded generator. */
 vnpu_token vnpu_sampler_sample(struct vnpu_sampler *sampler, const float *logits, int32_t n_vocab);
 
 #ifdef __cplusplus

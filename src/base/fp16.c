@@ -46,7 +46,7 @@ vnpu_fp16_t vnpu_f32_to_fp16(float f) {
     if (abs >= 0x477ff000u) { /* rounds to >= 65520: infinity */
         return (vnpu_fp16_t) (sign | 0x7c00u);
     }
-    if (abs < 0x38800000u) { /* below the smallest normal fp16 (2^-14): subnormal or zero */
+    if (abs < 0x38800000u) {     /* below the smallest normal fp16 (2^-14): subnormal or zero */
         if (abs < 0x33000000u) { /* below half the smallest subnormal (2^-25): zero */
             return (vnpu_fp16_t) sign;
         }

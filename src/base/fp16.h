@@ -36,7 +36,7 @@ static inline float vnpu_bf16_to_f32(vnpu_bf16_t h) {
 
 static inline vnpu_bf16_t vnpu_f32_to_bf16(float f) {
     const uint32_t u = vnpu_f32_bits(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) {  /* NaN: keep the sign and top mantissa bits, force quiet */
+    if ((u & 0x7fffffffu) > 0x7f800000u) { /* NaN: keep the sign and top mantissa bits, force quiet */
         return (vnpu_bf16_t) ((u >> 16) | 64);
     }
     return (vnpu_bf16_t) ((u + (0x7fffu + ((u >> 16) & 1))) >> 16);

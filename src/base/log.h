@@ -30,12 +30,12 @@ int vnpu_log_enabled(enum vnpu_log_level level);
 #define vnpu_log_debug(...) vnpu_log(VNPU_LOG_DEBUG, __VA_ARGS__)
 
 /* Internal invariant: prints file:line and the expression, then aborts. Not for input validation. */
-#define VNPU_ASSERT(x)                                                                                                 \
-    do {                                                                                                               \
-        if (!(x)) {                                                                                                    \
-            fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #x);                                  \
-            abort();                                                                                                   \
-        }                                                                                                              \
+#define VNPU_ASSERT(x)                                                                \
+    do {                                                                              \
+        if (!(x)) {                                                                   \
+            fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #x); \
+            abort();                                                                  \
+        }                                                                             \
     } while (0)
 
 #define VNPU_UNUSED(x) (void) (x)

@@ -123,9 +123,9 @@ int64_t vnpu_nelements(const struct vnpu_tensor *t);
 int64_t vnpu_nrows(const struct vnpu_tensor *t); /* ne[1] * ne[2] * ne[3] */
 /* Bytes spanned by the tensor's data: the distance from the first to one past the last byte. */
 size_t vnpu_nbytes(const struct vnpu_tensor *t);
-size_t vnpu_type_size_of(const struct vnpu_tensor *t); /* bytes per block of t->type */
-int vnpu_n_dims(const struct vnpu_tensor *t);          /* highest dimension with ne > 1, plus one (>= 1) */
-bool vnpu_is_contiguous(const struct vnpu_tensor *t);  /* dense, dimensions in order */
+size_t vnpu_type_size_of(const struct vnpu_tensor *t);     /* bytes per block of t->type */
+int vnpu_n_dims(const struct vnpu_tensor *t);              /* highest dimension with ne > 1, plus one (>= 1) */
+bool vnpu_is_contiguous(const struct vnpu_tensor *t);      /* dense, dimensions in order */
 bool vnpu_is_contiguous_rows(const struct vnpu_tensor *t); /* nb[0] == type size: each row dense */
 bool vnpu_is_permuted(const struct vnpu_tensor *t);
 bool vnpu_is_transposed(const struct vnpu_tensor *t);
