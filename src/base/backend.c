@@ -1,5 +1,9 @@
 #include "backend.h"
 
+#include "log.h"
+
+#include "log.h"
+
 const char *vnpu_device_name(struct vnpu_device *dev) {
     return dev->iface->get_name(dev);
 }
@@ -23,4 +27,49 @@ void vnpu_device_free(struct vnpu_device *dev) {
     if (dev) {
         dev->iface->free(dev);
     }
+}
+
+/* The first device that accepts node, or -1. */
+static int sched_pick_device(struct vnpu_device **devs, int n_devs, const struct vnpu_tensor *node) {
+    for (int d = 0; d < n_devs; d++) {
+        if (vnpu_device_supports_op(devs[d], node)) {
+            return d;
+        }
+    }
+    return -1;
+}
+
+/* Hand nodes [start, end) to device dev; dev < 0 means nothing to run yet. */
+static enum vnpu_status sched_run(struct vnpu_device **devs, int dev, struct vnpu_graph *g, int start, int end) {
+    if (dev < 0) {
+        return VNPU_STATUS_OK;
+    }
+    return devs[dev]->iface->graph_compute(devs[dev], g->nodes + start, end - start);
+}
+
+enum vnpu_status vnpu_sched_graph_compute(struct vnpu_device **devs, int n_devs, struct vnpu_graph *g) {
+    int run_start = 0;
+    int run_dev = -1;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const struct vnpu_tensor *node = g->nodes[i];
+        if (vnpu_op_is_empty(node->op)) {
+            continue;
+        }
+        const int dev = sched_pick_device(devs, n_devs, node);
+        if (dev < 0) {
+            vnpu_log_error("no device computes node %d '%s': %s of %s%s%s", i, node->name, vnpu_op_desc(node),
+                           vnpu_type_name(node->src[0] ? node->src[0]->type : node->type), node->src[1] ? " x " : "",
+                           node->src[1] ? vnpu_type_name(node->src[1]->type) : "");
+            return VNPU_STATUS_UNSUPPORTED;
+        }
+        if (dev != run_dev) {
+            const enum vnpu_status st = sched_run(devs, run_dev, g, run_start, i);
+            if (st != VNPU_STATUS_OK) {
+                return st;
+            }
+            run_start = i;
+            run_dev = dev;
+        }
+    }
+    return sched_run(devs, run_dev, g, run_start, g->n_nodes);
 }

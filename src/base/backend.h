@@ -41,4 +41,12 @@ struct vnpu_buffer_type *vnpu_device_buffer_type(struct vnpu_device *dev);
 struct vnpu_buffer_type *vnpu_device_weight_buffer_type(struct vnpu_device *dev, const struct vnpu_tensor *weight);
 void vnpu_device_free(struct vnpu_device *dev); /* NULL is a no-op */
 
+/* Compute graph g on devs[0..n_devs): each compute node goes to the first device whose supports_op
+ * accepts it; consecutive nodes bound to the same device are passed in one graph_compute call. Nodes
+ * with an empty op (vnpu_op_is_empty) start no run; inside a run they are passed along and devices skip
+ * them. A node no device accepts is an error
+ * (VNPU_STATUS_UNSUPPORTED, naming the op and its types); list the CPU device last as the fallback.
+ * Every tensor of g must be allocated. */
+enum vnpu_status vnpu_sched_graph_compute(struct vnpu_device **devs, int n_devs, struct vnpu_graph *g);
+
 #endif /* VNPU_BACKEND_H */
