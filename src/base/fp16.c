@@ -1,39 +1,17 @@
 #include "fp16.h"
 
-/* Table of all 65536 fp16 values as f32, filled on first use: dequantization reads one per block. */
-static float fp16_table[1 << 16];
-static int fp16_table_ready;
-
-static float fp16_to_f32_compute(vnpu_fp16_t h) {
+float vnpu_fp16_to_f32(vnpu_fp16_t h) {
     const uint32_t sign = (uint32_t) (h & 0x8000u) << 16;
     const uint32_t exp = (h >> 10) & 0x1fu;
-    uint32_t mant = h & 0x3ffu;
-    if (exp == 0x1f) { /* inf / NaN: widen the payload */
-        return vnpu_f32_from_bits(sign | 0x7f800000u | (mant << 13));
+    const uint32_t mant = h & 0x3ffu;
+    if (exp == 0x1f) { /* inf, or NaN made quiet as GGML's conversion does (the oracle shows it) */
+        return vnpu_f32_from_bits(sign | 0x7f800000u | (mant ? 0x400000u : 0) | (mant << 13));
     }
-    if (exp != 0) {
+    if (exp != 0) { /* normal: rebias 15 -> 127 */
         return vnpu_f32_from_bits(sign | ((exp + 112) << 23) | (mant << 13));
     }
-    if (mant == 0) {
-        return vnpu_f32_from_bits(sign);
-    }
-    /* subnormal: normalise */
-    uint32_t e = 113;
-    while (!(mant & 0x400u)) {
-        mant <<= 1;
-        e--;
-    }
-    return vnpu_f32_from_bits(sign | (e << 23) | ((mant & 0x3ffu) << 13));
-}
-
-float vnpu_fp16_to_f32(vnpu_fp16_t h) {
-    if (!__atomic_load_n(&fp16_table_ready, __ATOMIC_ACQUIRE)) {
-        for (uint32_t i = 0; i < (1u << 16); i++) {
-            fp16_table[i] = fp16_to_f32_compute((vnpu_fp16_t) i);
-        }
-        __atomic_store_n(&fp16_table_ready, 1, __ATOMIC_RELEASE);
-    }
-    return fp16_table[h];
+    /* zero or subnormal: mant * 2^-24, exact in f32 */
+    return vnpu_f32_from_bits(sign | vnpu_f32_bits((float) mant * 0x1p-24f));
 }
 
 vnpu_fp16_t vnpu_f32_to_fp16(float f) {

@@ -4,7 +4,8 @@
  * f32 -> fp16 rounds to nearest, ties to even, overflows to infinity, keeps NaN a NaN (GGML's
  * ggml_compute_fp32_to_fp16, the same result as F16C's VCVTPS2PH with rounding mode 0).
  * f32 -> bf16 rounds to nearest, ties to even, and turns a NaN into a quiet NaN (ggml_compute_fp32_to_bf16).
- * The widening conversions are exact.
+ * The widening conversions are exact, except that fp16 -> f32 turns a signalling NaN into a quiet one with
+ * the same payload, as GGML's ggml_compute_fp16_to_fp32 does (checked on all 65536 values with the oracle).
  */
 #ifndef VNPU_FP16_H
 #define VNPU_FP16_H
@@ -27,9 +28,11 @@ static inline float vnpu_f32_from_bits(uint32_t u) {
     return f;
 }
 
+/* fp16 bits -> f32 (exact; NaN made quiet) and f32 -> fp16 bits (nearest even, >= 65520 -> inf). */
 float vnpu_fp16_to_f32(vnpu_fp16_t h);
 vnpu_fp16_t vnpu_f32_to_fp16(float f);
 
+/* bf16 bits -> f32 (exact) and f32 -> bf16 bits (nearest even; NaN kept a NaN and made quiet). */
 static inline float vnpu_bf16_to_f32(vnpu_bf16_t h) {
     return vnpu_f32_from_bits((uint32_t) h << 16);
 }
