@@ -44,8 +44,11 @@ enum gguf_type {
     GGUF_TYPE_COUNT = 13,
 };
 
-/* "u8", "i32", "f32", "bool", "str", "arr", ... */
+/* "u8", "i32", "f32", "bool", "str", "arr", ...; "?" for an id >= GGUF_TYPE_COUNT. */
 const char *gguf_type_name(enum gguf_type type);
+
+/* Bytes of one value of a numeric or bool type (u8: 1 ... f64: 8); 0 for string and array. */
+size_t gguf_type_size(enum gguf_type type);
 
 /* A string inside the mapped file: len bytes at data, not NUL-terminated. */
 struct gguf_str {
@@ -67,12 +70,15 @@ struct gguf_file;
 
 /* Open, map read-only and validate path. Rejected (VNPU_STATUS_BAD_FILE, one message): bad magic, version
  * not 2 or 3, n_kv or n_tensors that cannot fit in the remaining bytes, a string or array length past the
- * end, an unknown value type, nested arrays other than arrays of strings/numbers, duplicate keys,
- * general.alignment not a u32 power of two, n_dims 0 or > 4, a dimension <= 0, element counts that
- * overflow int64, unknown or removed tensor types, ne[0] not a multiple of the type's block size, tensor
- * names empty, too long (>= GGUF_MAX_NAME) or duplicated, data offsets not a multiple of the alignment,
- * overlapping another tensor, or past the end of the file. VNPU_STATUS_IO when the file cannot be opened
- * or mapped. On error *out is NULL. */
+ * end, an unknown value type, nested arrays (an array whose elements are arrays: llama.cpp's reader
+ * rejects them too), a bool byte other than 0 or 1 (gguf.md), duplicate keys, general.alignment not a
+ * u32 power of two, n_dims 0 or > 4, a dimension <= 0, element counts that overflow int64, byte sizes
+ * that overflow, unknown or removed tensor types, ne[0] not a multiple of the type's block size, tensor
+ * names empty, too long (>= GGUF_MAX_NAME), holding a NUL byte or duplicated, a data section (when there
+ * are tensors) starting past the end of the file, data offsets not a multiple of the alignment,
+ * overlapping another tensor, or past the end of the file. Tensor data may come in any order, with gaps.
+ * VNPU_STATUS_IO when the file cannot be opened or mapped, VNPU_STATUS_NO_MEMORY when the index cannot
+ * be allocated. On error *out is NULL. */
 enum vnpu_status gguf_open(const char *path, struct gguf_file **out);
 
 /* The same validation on bytes in memory (not copied: they must outlive the file object); label names the
@@ -129,7 +135,8 @@ int64_t gguf_find_tensor(const struct gguf_file *f, const char *name); /* index,
 
 struct gguf_writer;
 
-/* A writer for GGUF version 3 with the default alignment (general.alignment, when set, changes it). */
+/* A writer for GGUF version 3 with the default alignment (general.alignment, when set, changes it).
+ * NULL when out of memory (logged). */
 struct gguf_writer *gguf_writer_new(void);
 void gguf_writer_free(struct gguf_writer *w);
 
@@ -160,7 +167,11 @@ void gguf_writer_add_tensor(struct gguf_writer *w, const char *name, enum vnpu_t
                             const int64_t *ne, const void *data);
 
 /* Write the file: to path + ".tmp", then rename over path, so a failure never leaves a half-written
- * file at path (the temporary is removed). VNPU_STATUS_IO with a message on failure. */
+ * file at path (the temporary is removed). VNPU_STATUS_IO with a message on failure. Tensor data is laid
+ * out in the order of the add calls, each padded to the alignment, as llama.cpp's gguf_write does.
+ * A set/add call that failed earlier (logged then: VNPU_STATUS_BAD_ARG for an empty, too long or
+ * duplicate tensor name, bad dims, a type or ne[0] the type cannot hold, general.alignment not a u32
+ * power of two; VNPU_STATUS_NO_MEMORY) makes this return that status without writing anything. */
 enum vnpu_status gguf_writer_write(struct gguf_writer *w, const char *path);
 
 #endif /* VNPU_GGUF_H */
