@@ -228,3 +228,13 @@ float test_rng_normal(struct test_rng *rng, float std) {
     }
     return std * sqrtf(-2.0f * logf(u1)) * cosf(6.28318530718f * u2);
 }
+
+void test_log_collect(enum vnpu_log_level level, const char *text, void *user) {
+    struct test_log *log = user;
+    log->n_errors += level == VNPU_LOG_ERROR;
+    log->n_warnings += level == VNPU_LOG_WARN;
+    const int n = snprintf(log->text + log->len, sizeof(log->text) - log->len, "%s\n", text);
+    if (n > 0) {
+        log->len += (size_t) n < sizeof(log->text) - log->len ? (size_t) n : sizeof(log->text) - 1 - log->len;
+    }
+}

@@ -14,6 +14,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "vnpu.h"
+
 /* Path of a file under the shared models directory (VNPU_MODELS_DIR, default ../shared/models next to
  * the repository), e.g. "stories260K.gguf" or "derived/stories260K-Q8_0.gguf". Missing: fail under CI,
  * else skip. The returned string lives until the next call. */
@@ -51,5 +53,15 @@ float test_rng_normal(struct test_rng *rng, float std); /* N(0, std^2) */
 
 /* True when running under CI (CI=true). */
 int test_in_ci(void);
+
+/* Log messages collected in memory: vnpu_log_set(test_log_collect, &log, VNPU_LOG_WARN) after zeroing a
+ * struct test_log; text holds the messages one per line (cut at its size), counts by level. */
+struct test_log {
+    char text[8192];
+    size_t len;
+    int n_errors;
+    int n_warnings;
+};
+void test_log_collect(enum vnpu_log_level level, const char *text, void *user);
 
 #endif /* VNPU_TEST_COMMON_H */
