@@ -38,19 +38,33 @@ union number {
     double f64;
 };
 
-/* A string quoted, with control and non-ASCII bytes escaped, cut after SHOW_STR_MAX bytes. */
-static void print_str(struct gguf_str s) {
-    putchar('"');
-    for (uint64_t i = 0; i < s.len && i < SHOW_STR_MAX; i++) {
+/* At most max bytes of s with '"', '\\', control and non-ASCII bytes escaped; returns the characters
+ * printed. Keys, names and values come from the file and may hold anything. */
+static int print_escaped(struct gguf_str s, uint64_t max) {
+    int n = 0;
+    for (uint64_t i = 0; i < s.len && i < max; i++) {
         const unsigned char c = (unsigned char) s.data[i];
         if (c == '"' || c == '\\') {
-            printf("\\%c", c);
+            n += printf("\\%c", c);
         } else if (c >= 0x20 && c < 0x7f) {
-            putchar(c);
+            n += printf("%c", c);
         } else {
-            printf("\\x%02x", c);
+            n += printf("\\x%02x", c);
         }
     }
+    return n;
+}
+
+/* A name escaped and padded to width columns. */
+static void print_name(struct gguf_str s, int width) {
+    const int n = print_escaped(s, UINT64_MAX);
+    printf("%*s", n < width ? width - n : 0, "");
+}
+
+/* A string value quoted and escaped, cut after SHOW_STR_MAX bytes. */
+static void print_str(struct gguf_str s) {
+    putchar('"');
+    print_escaped(s, SHOW_STR_MAX);
     printf(s.len > SHOW_STR_MAX ? "\"..." : "\"");
 }
 
@@ -116,9 +130,10 @@ static void print_array(const struct gguf_file *f, int64_t i) {
 static void print_kvs(const struct gguf_file *f) {
     printf("kvs:\n");
     for (int64_t i = 0; i < gguf_n_kv(f); i++) {
-        const struct gguf_str key = gguf_kv_key(f, i);
         const enum gguf_type type = gguf_kv_type(f, i);
-        printf("%6" PRId64 "  %-40.*s %-4s ", i, (int) key.len, key.data, gguf_type_name(type));
+        printf("%6" PRId64 "  ", i);
+        print_name(gguf_kv_key(f, i), 40);
+        printf(" %-4s ", gguf_type_name(type));
         if (type == GGUF_TYPE_ARRAY) {
             print_array(f, i);
         } else {
@@ -142,8 +157,9 @@ static void print_tensors(const struct gguf_file *f) {
             len += snprintf(shape + len, sizeof(shape) - (size_t) len, ", %" PRId64, t->ne[d]);
         }
         snprintf(shape + len, sizeof(shape) - (size_t) len, "]");
-        printf("%6" PRId64 "  %-40s %-7s %-24s %12zu bytes  @ %" PRIu64 "\n", i, t->name, vnpu_type_name(t->type),
-               shape, t->size, t->offset);
+        printf("%6" PRId64 "  ", i);
+        print_name((struct gguf_str){.data = t->name, .len = strlen(t->name)}, 40);
+        printf(" %-7s %-24s %12zu bytes  @ %" PRIu64 "\n", vnpu_type_name(t->type), shape, t->size, t->offset);
         const int64_t n = t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
         params[t->type] += n;
         bytes[t->type] += t->size;
