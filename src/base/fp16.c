@@ -1,17 +1,20 @@
 #include "fp16.h"
 
-float vnpu_fp16_to_f32(vnpu_fp16_t h) {
+/* The f32 bits of an fp16; inlined into the row loop below. */
+static inline uint32_t fp16_to_f32_bits(vnpu_fp16_t h) {
     const uint32_t sign = (uint32_t) (h & 0x8000u) << 16;
-    const uint32_t exp = (h >> 10) & 0x1fu;
-    const uint32_t mant = h & 0x3ffu;
-    if (exp == 0x1f) { /* inf, or NaN made quiet as GGML's conversion does (the oracle shows it) */
-        return vnpu_f32_from_bits(sign | 0x7f800000u | (mant ? 0x400000u : 0) | (mant << 13));
+    const uint32_t em = h & 0x7fffu;     /* exponent and mantissa */
+    if (em >= 0x0400u && em < 0x7c00u) { /* normal: rebias the exponent 15 -> 127 */
+        return sign | ((em << 13) + ((127u - 15u) << 23));
     }
-    if (exp != 0) { /* normal: rebias 15 -> 127 */
-        return vnpu_f32_from_bits(sign | ((exp + 112) << 23) | (mant << 13));
+    if (em >= 0x7c00u) { /* inf, or NaN made quiet as GGML's conversion does (the oracle shows it) */
+        return sign | 0x7f800000u | (em & 0x3ffu) << 13 | (em > 0x7c00u ? 0x400000u : 0);
     }
-    /* zero or subnormal: mant * 2^-24, exact in f32 */
-    return vnpu_f32_from_bits(sign | vnpu_f32_bits((float) mant * 0x1p-24f));
+    return sign | vnpu_f32_bits((float) em * 0x1p-24f); /* zero or subnormal: em * 2^-24, exact */
+}
+
+float vnpu_fp16_to_f32(vnpu_fp16_t h) {
+    return vnpu_f32_from_bits(fp16_to_f32_bits(h));
 }
 
 vnpu_fp16_t vnpu_f32_to_fp16(float f) {
@@ -47,7 +50,7 @@ vnpu_fp16_t vnpu_f32_to_fp16(float f) {
 
 void vnpu_fp16_to_f32_row(const vnpu_fp16_t *x, float *y, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
-        y[i] = vnpu_fp16_to_f32(x[i]);
+        y[i] = vnpu_f32_from_bits(fp16_to_f32_bits(x[i]));
     }
 }
 

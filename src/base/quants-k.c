@@ -306,7 +306,9 @@ void q2_K_quant_row_ref(const float *x, void *y, int64_t k) {
         if (max_min > 0.0f) {
             const float iscale = q4scale / max_min;
             for (int j = 0; j < QK_K / 16; j++) {
-                b[i].scales[j] |= (uint8_t) (nearest_int(iscale * mins[j]) << 4);
+                /* unsigned: a subnormal max_min makes iscale inf and nearest_int negative, where GGML's
+                 * signed shift is undefined; the low byte is the same */
+                b[i].scales[j] |= (uint8_t) ((uint32_t) nearest_int(iscale * mins[j]) << 4);
             }
             b[i].dmin = vnpu_f32_to_fp16(max_min / q4scale);
         } else {
