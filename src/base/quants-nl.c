@@ -139,9 +139,12 @@ void mxfp4_quant_row_ref(const float *x, void *y, int64_t k) {
         }
         /* The largest value, 6 = 2^2 * 1.5, gets the exponent of amax: e = floor(log2 amax) - 2, biased.
          * GGML converts the float to uint8_t directly; through int32_t the result is the same for every
-         * amax (floor(log2) >= -149) and defined below 2^-125 too, where e wraps modulo 256 as it does in
-         * GGML's x86-64 build. */
-        const uint8_t e = amax > 0.0f ? (uint8_t) (int32_t) (floorf(log2f(amax)) - 2 + 127) : 0;
+         * finite amax and defined below 2^-125 too, where e wraps modulo 256 as in GGML's x86-64 build.
+         * An inf input (outside the contract) gives 0, as that build does. */
+        uint8_t e = 0;
+        if (amax > 0.0f && !isinf(amax)) {
+            e = (uint8_t) (int32_t) (floorf(log2f(amax)) - 2 + 127);
+        }
         const float d = e8m0_to_f32_half(e);
         b[i].e = e;
         for (int j = 0; j < QK_MXFP4 / 2; j++) {

@@ -2,10 +2,11 @@
  * The type-traits table and the block formats, without the oracle.
  *
  * Table-driven: every type whose row has to_f32 and from_f32_ref gets the round-trip checks (rel. RMSE on
- * N(0, 1) rows against its rmse_max, rows of zeros, constant rows, rows with one huge outlier), with
- * sentinel bytes after every output. Bit-exactness with GGML is test-quants-oracle's job. Formats the oracle cannot
- * check, or that the issue defines by hand (Q1_0, Q2_0, Q8_K), are checked with vectors built from their definitions,
- * in both directions; the MXFP4 and IQ4_NL tables against the OCP MX and GGML definitions of their layouts.
+ * N(0, 1) rows against its rmse_max, rows of zeros, constant rows, rows with one huge outlier, rows with
+ * NaN and inf that must not crash), with sentinel bytes after every output. Bit-exactness with GGML is
+ * test-quants-oracle's job. Formats the oracle cannot check, or that the issue defines by hand (Q1_0, Q2_0, Q8_K), are
+ * checked with vectors built from their definitions, in both directions; the MXFP4 and IQ4_NL tables against the OCP MX
+ * and GGML definitions of their layouts.
  */
 #include "quants.h"
 #include "test-common.h"
@@ -221,6 +222,17 @@ static void test_special_rows(void **state) {
                      (double) x[OUTLIER_I], OUTLIER_I, e_before, e_after);
         }
     }
+
+    /* NaN and inf are outside the contract (GGML refuses them too): the bytes are unspecified, but the row
+     * functions must not crash or write past their output (the sentinels; UBSan in the sanitizer build) */
+    for (int i = 0; i < ROW_NE; i++) {
+        x[i] = i % 3 == 0 ? NAN : i % 3 == 1 ? INFINITY : -INFINITY;
+    }
+    rt_run(t, x, &b);
+    for (int i = 0; i < ROW_NE; i++) {
+        x[i] = i % 97 == 0 ? (i % 2 ? NAN : -INFINITY) : test_rng_normal(&rng, 1.0f);
+    }
+    rt_run(t, x, &b);
     rt_free(&b);
     free(x);
 }
