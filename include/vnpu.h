@@ -131,16 +131,21 @@ struct vnpu_perf vnpu_perf_get(const struct vnpu_context *ctx);
 
 struct vnpu_sampler_params {
     float temp;    /* <= 0: greedy (argmax, lowest id on ties) */
-    int32_t top_k; /* <= 0: off */
-    float top_p;   /* >= 1: off */
-    uint64_t seed;
+    int32_t top_k; /* keep the k largest logits; <= 0 or >= n_vocab: off */
+    float top_p;   /* keep the shortest best-first prefix with this much probability (at least 1); >= 1: off */
+    uint64_t seed; /* xoshiro256** seeded through splitmix64: a seed and the logits fix the tokens */
 };
 
+/* llama.cpp's defaults: temp 0.8, top_k 40, top_p 0.95; seed 0 (fixed: a caller wanting variety passes one). */
 struct vnpu_sampler_params vnpu_sampler_default_params(void);
+/* A sampler with its own generator state; NULL (logged) when temp or top_p is NaN or memory runs out. */
 struct vnpu_sampler *vnpu_sampler_new(const struct vnpu_sampler_params *params);
-void vnpu_sampler_free(struct vnpu_sampler *sampler);
+void vnpu_sampler_free(struct vnpu_sampler *sampler); /* NULL is a no-op */
 /* Pick a token from n_vocab logits, in llama.cpp's default chain order: top-k, top-p (on the untempered
- * distribution), temperature, then a draw from the seeded generator. */
+ * distribution, as llama_sampler_top_p with min_keep 1), temperature, then a draw from the seeded generator.
+ * Equal logits rank by lower id; a NaN logit counts as -inf; when the largest logit is not finite (all -inf,
+ * or a +inf) the argmax is returned. -1 (logged) when logits is NULL, n_vocab <= 0 or memory runs out.
+ * Advances the generator: not thread-safe on one sampler. */
 vnpu_token vnpu_sampler_sample(struct vnpu_sampler *sampler, const float *logits, int32_t n_vocab);
 
 #ifdef __cplusplus
