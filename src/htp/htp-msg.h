@@ -1,0 +1,174 @@
+/*
+ * The message interface between the CPU side (src/host) and the NPU side (src/htp): the only thing the two
+ * halves share. Plain fixed-size little-endian structs, as the real backend's htp-ops.h.
+ *
+ * A request is one block of shared DDR, written by the host and answered in place by the NPU:
+ *
+ *   struct htp_req                      header, then at the offsets it gives:
+ *   struct htp_buf_desc   [n_bufs]      the DDR buffers the batch touches (mapped by the NPU)
+ *   struct htp_tensor_desc[n_tensors]   tensors: buffer index + byte offset, type, ne, nb
+ *   struct htp_op_desc    [n_ops]       op nodes: opcode, params, kernel_params, src/dst tensor indices
+ *   struct htp_op_prof    [n_ops]       written by the NPU: per-op time
+ *   struct htp_trace_evt  [n_threads][n_trace]   written by the NPU when tracing
+ *
+ * The response (status, failing op, message, counts) is written into struct htp_rsp inside the header.
+ * Device addresses never cross: tensors are (buffer index, offset) and the NPU resolves them after mapping.
+ */
+#ifndef VNPU_HTP_MSG_H
+#define VNPU_HTP_MSG_H
+
+#include <stdint.h>
+
+#define HTP_MSG_VERSION    1
+#define HTP_MAX_BUFS       16   /* distinct buffers per request (HTP_OP_MAX_BUFS) */
+#define HTP_MAX_TENSORS    8192 /* u16 indices */
+#define HTP_MAX_SRC        6
+#define HTP_MAX_DST        2
+#define HTP_MAX_PARAMS     16 /* int32 words of op params (a copy of GGML's op_params) */
+#define HTP_MAX_KPARAMS    32 /* int32 words (128 bytes) of kernel_params, precomputed by the host */
+#define HTP_MAX_DIMS       4
+#define HTP_MAX_NTHREADS   10 /* NPU worker threads (HTP_MAX_NTHREADS) */
+#define HTP_NO_TENSOR      0xFFFFu
+#define HTP_STATUS_MSG_LEN 160
+
+/* Request status, as the real backend numbers them (OK is 1). */
+enum htp_status {
+    HTP_STATUS_OK = 1,
+    HTP_STATUS_INTERNAL_ERR = 2,
+    HTP_STATUS_NO_SUPPORT = 3,
+    HTP_STATUS_INVAL_PARAMS = 4,
+    HTP_STATUS_VTCM_TOO_SMALL = 5,
+    HTP_STATUS_FAULT = 6,    /* a memory fault or a DMA descriptor outside VTCM / the window */
+    HTP_STATUS_DMA_LEAK = 7, /* strict DMA: an op ended with pushes never popped */
+};
+
+/* Element types on the NPU: GGML's ids (the host static_asserts they match vnpu_type). */
+enum htp_type {
+    HTP_TYPE_F32 = 0,
+    HTP_TYPE_F16 = 1,
+    HTP_TYPE_Q4_0 = 2,
+    HTP_TYPE_Q4_1 = 3,
+    HTP_TYPE_Q8_0 = 8,
+    HTP_TYPE_Q2_K = 10,
+    HTP_TYPE_Q3_K = 11,
+    HTP_TYPE_Q4_K = 12,
+    HTP_TYPE_Q5_K = 13,
+    HTP_TYPE_Q6_K = 14,
+    HTP_TYPE_IQ4_NL = 20,
+    HTP_TYPE_I32 = 26,
+    HTP_TYPE_I64 = 27,
+    HTP_TYPE_BF16 = 30,
+    HTP_TYPE_MXFP4 = 39,
+    HTP_TYPE_Q1_0 = 41,
+    HTP_TYPE_Q2_0 = 42,
+};
+
+/* NPU opcodes. The host maps GGML ops (and fusions) onto them. */
+enum htp_op {
+    HTP_OP_ADD = 0,
+    HTP_OP_SUB,
+    HTP_OP_MUL,
+    HTP_OP_DIV,
+    HTP_OP_SCALE,
+    HTP_OP_RMS_NORM,
+    HTP_OP_RMS_NORM_MUL, /* RMS_NORM followed by MUL with a weight row, fused */
+    HTP_OP_UNARY_SILU,
+    HTP_OP_UNARY_GELU,
+    HTP_OP_GLU_SWIGLU,
+    HTP_OP_ROPE,
+    HTP_OP_SOFT_MAX,
+    HTP_OP_GET_ROWS,
+    HTP_OP_SET_ROWS,
+    HTP_OP_CPY,
+    HTP_OP_FLASH_ATTN_EXT,
+    HTP_OP_MUL_MAT,
+    HTP_OP_MUL_MAT_ID,
+    HTP_OP_COUNT,
+};
+
+/* Buffer flags. */
+#define HTP_BUF_PINNED 1u /* keep mapped across requests (KV cache, compute buffers) */
+
+struct htp_buf_desc {
+    int32_t fd;     /* the shared buffer's fd, mapped by the NPU into its window */
+    uint32_t flags; /* HTP_BUF_* */
+    uint64_t size;  /* bytes */
+};
+
+/* Tensor flags. */
+#define HTP_TENSOR_TILED 1u /* weight stored in the tiled REPACK layout of its type (seed, "Tiled Weight Formats") */
+
+struct htp_tensor_desc {
+    uint32_t offset; /* byte offset of element [0,0,0,0] in buffer bi */
+    uint16_t bi;     /* index into the request's buffers */
+    uint16_t flags;  /* HTP_TENSOR_* */
+    uint32_t type;   /* enum htp_type */
+    uint32_t ne[HTP_MAX_DIMS];
+    uint32_t nb[HTP_MAX_DIMS];
+};
+
+/* Op flags. */
+#define HTP_OP_SKIP_COMPUTE 1u /* VNPU_OPSTAGE without the compute bit: dispatch and DMA only */
+
+struct htp_op_desc {
+    uint32_t opcode; /* enum htp_op */
+    uint32_t flags;  /* HTP_OP_* */
+    int32_t params[HTP_MAX_PARAMS];
+    uint32_t kparams[HTP_MAX_KPARAMS]; /* the op's struct <op>_kparams (src/htp/<op>-ops.h) */
+    uint16_t src[HTP_MAX_SRC];         /* tensor indices, HTP_NO_TENSOR when absent */
+    uint16_t dst[HTP_MAX_DST];
+};
+
+struct htp_op_prof {
+    uint32_t usecs;
+    uint32_t pad;
+    uint64_t cycles;
+};
+
+/* One trace record: a start or stop of an event on one NPU thread (hex-profile's format). */
+struct htp_trace_evt {
+    uint32_t cycles; /* low 32 bits of the NPU cycle counter */
+    uint16_t id;     /* enum htp_trace_id */
+    uint16_t info;   /* bit 15: stop; bits 0..14: row, chunk or token index */
+};
+
+enum htp_trace_id {
+    HTP_TRACE_DMA = 0,
+    HTP_TRACE_L2FLUSH = 1,
+    HTP_TRACE_OP = 2, /* the whole op, on thread 0; info = op index */
+    HTP_TRACE_HVX_COMP = 20,
+    HTP_TRACE_HVX_A_QUANT = 21,
+    HTP_TRACE_HVX_W_DEQUANT = 23,
+    HTP_TRACE_HMX_COMP = 40,
+    HTP_TRACE_FENCE = 50,
+};
+
+#define HTP_TRACE_STOP 0x8000u
+
+struct htp_rsp {
+    uint32_t status;    /* enum htp_status */
+    uint32_t failed_op; /* index of the op that failed (status != OK) */
+    uint32_t n_ops_done;
+    uint32_t usecs; /* whole request on the NPU */
+    uint64_t cycles;
+    uint32_t n_trace[HTP_MAX_NTHREADS]; /* trace records written per thread */
+    char message[HTP_STATUS_MSG_LEN];   /* why it failed, NUL-terminated */
+};
+
+/* Request flags. */
+#define HTP_REQ_PROFILE 1u /* fill htp_op_prof */
+#define HTP_REQ_TRACE   2u /* fill the trace area */
+
+struct htp_req {
+    uint32_t version; /* HTP_MSG_VERSION */
+    uint32_t id;
+    uint32_t flags; /* HTP_REQ_* */
+    uint32_t n_bufs;
+    uint32_t n_tensors;
+    uint32_t n_ops;
+    uint32_t n_trace;                                             /* trace records room per thread */
+    uint32_t off_bufs, off_tensors, off_ops, off_prof, off_trace; /* byte offsets from the block start */
+    struct htp_rsp rsp;
+};
+
+#endif /* VNPU_HTP_MSG_H */

@@ -1,0 +1,89 @@
+/*
+ * The virtual DSP platform, host side: what FastRPC, rpcmem and the DSP loader provide on a phone.
+ *
+ * - Shared DDR buffers (rpcmem): memfd-backed, mapped at a host address and mappable into any session's
+ *   32-bit window, so CPU and NPU see the same bytes (Snapdragon unified memory).
+ * - Sessions (one per device HTP0, HTP1, ...): each loads the NPU library built for its arch
+ *   (libvnpu-htp-vNN.so, like libggml-htp-vNN), owns a window, VTCM, an HVX context pool, a DMA engine
+ *   and a request queue served by the NPU library's main thread, like a DSP process domain.
+ * - Requests: the host writes a request block (src/htp/htp-msg.h) into a shared buffer, submits it, and
+ *   waits for the response the NPU wrote back into the same block (dspqueue in the real backend).
+ *
+ * Every function returns enum vnpu_status and logs once on error. The NPU-side services (DMA, VTCM,
+ * HVX contexts, threads, clocks, window mapping) are in vdsp-device.h.
+ */
+#ifndef VNPU_VDSP_H
+#define VNPU_VDSP_H
+
+#include "vnpu.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A shareable DDR buffer. */
+struct vdsp_buffer {
+    int fd;     /* memfd: what a session maps */
+    void *host; /* the host mapping of all size bytes */
+    size_t size;
+};
+
+/* Allocate size bytes (> 0) of shared DDR, zeroed, 128-byte aligned at the host address. The name shows
+ * in /proc/<pid>/maps ("vnpu:<name>"). Errors: VNPU_STATUS_NO_MEMORY. */
+enum vnpu_status vdsp_buffer_alloc(size_t size, const char *name, struct vdsp_buffer **out);
+void vdsp_buffer_free(struct vdsp_buffer *buf); /* NULL is a no-op; sessions must have unmapped it */
+
+/* The Hexagon architectures vnpu models (seed 002 and ../shared/design/targets-and-anchors.md). */
+enum vdsp_arch {
+    VDSP_ARCH_V73 = 73,
+    VDSP_ARCH_V75 = 75,
+    VDSP_ARCH_V79 = 79,
+    VDSP_ARCH_V81 = 81,
+};
+
+/* What a target offers; the numbers an NPU library and the host plan with. */
+struct vdsp_target {
+    enum vdsp_arch arch;
+    uint32_t n_hw_threads;   /* scalar hardware threads */
+    uint32_t n_hvx_contexts; /* 128-byte HVX contexts: v79 6, v81 8 (sources in vdsp-target.c) */
+    uint32_t n_hmx;          /* HMX units */
+    size_t vtcm_size;        /* bytes */
+    size_t window_size;      /* default session window (VNPU_WINDOW_MB overrides) */
+};
+
+/* The target of an arch; false for an arch vnpu does not model. */
+bool vdsp_target_get(enum vdsp_arch arch, struct vdsp_target *t);
+/* Parse "v79" or "79" (VNPU_ARCH's syntax); false if not a modelled arch. */
+bool vdsp_arch_parse(const char *s, enum vdsp_arch *arch);
+
+struct vdsp_session_params {
+    enum vdsp_arch arch;
+    uint32_t n_threads;  /* NPU worker threads (VNPU_NHVX); may exceed the HVX contexts, which then serialise */
+    size_t window_size;  /* bytes of 32-bit address window (3.5 GB default, VNPU_WINDOW_MB) */
+    bool dma_strict;     /* VNPU_DMA_STRICT: poison at push, land at pop, report leaks and bad descriptors */
+    uint32_t session_id; /* 0 for HTP0, 1 for HTP1, ...: names threads and messages */
+};
+
+struct vdsp_session;
+
+/* Open a session: reserve the window, allocate VTCM, load libvnpu-htp-v<arch>.so (from VNPU_HTP_LIB_DIR,
+ * default the directory holding libvnpu-vdsp.so), start its main thread and workers. Errors:
+ * VNPU_STATUS_BAD_ARG (params), VNPU_STATUS_NO_MEMORY (window, VTCM), VNPU_STATUS_IO (library not found,
+ * with its path), VNPU_STATUS_DEVICE (the library refused to start). */
+enum vnpu_status vdsp_session_open(const struct vdsp_session_params *params, struct vdsp_session **out);
+/* Stop the NPU threads, unmap everything, unload the library. NULL is a no-op. */
+void vdsp_session_close(struct vdsp_session *s);
+
+const struct vdsp_target *vdsp_session_target(const struct vdsp_session *s);
+
+/* Submit the request block at offset offset of buf (size bytes; layout in src/htp/htp-msg.h) and wait
+ * for its response, written by the NPU into the same block. Returns VNPU_STATUS_OK when the NPU
+ * answered (the request's own status is in the block); VNPU_STATUS_DEVICE when the session is faulted
+ * (an earlier request crashed it: reopen it). */
+enum vnpu_status vdsp_session_call(struct vdsp_session *s, struct vdsp_buffer *buf, size_t offset, size_t size);
+
+/* True once a request faulted the session (bad address, DMA error in strict mode, ...); the reason is
+ * in the response of that request and was logged. */
+bool vdsp_session_faulted(const struct vdsp_session *s);
+
+#endif /* VNPU_VDSP_H */
