@@ -104,6 +104,9 @@ struct vnpu_ctx *vnpu_ctx_new(size_t mem_size, bool no_alloc);
 void vnpu_ctx_free(struct vnpu_ctx *ctx);
 /* Bytes a tensor struct (not its data) takes in an arena; size arenas with it. */
 size_t vnpu_tensor_overhead(void);
+/* size bytes of arena memory, aligned for any object, living as long as ctx (graphs use it). Running out
+ * is an internal error (VNPU_ASSERT). */
+void *vnpu_ctx_alloc(struct vnpu_ctx *ctx, size_t size);
 
 /* ---- tensors and their properties ---- */
 
@@ -156,6 +159,9 @@ struct vnpu_tensor *vnpu_view_3d(struct vnpu_ctx *ctx, struct vnpu_tensor *a, in
                                  size_t nb1, size_t nb2, size_t offset);
 struct vnpu_tensor *vnpu_view_4d(struct vnpu_ctx *ctx, struct vnpu_tensor *a, int64_t ne0, int64_t ne1, int64_t ne2,
                                  int64_t ne3, size_t nb1, size_t nb2, size_t nb3, size_t offset);
+/* A view of all of a with a's shape and strides and no op (ggml_view_tensor); CPY and SET_ROWS return
+ * one made into their node. */
+struct vnpu_tensor *vnpu_view_tensor(struct vnpu_ctx *ctx, struct vnpu_tensor *a);
 /* Same data, new shape with the same element count; a must be contiguous. */
 struct vnpu_tensor *vnpu_reshape_2d(struct vnpu_ctx *ctx, struct vnpu_tensor *a, int64_t ne0, int64_t ne1);
 struct vnpu_tensor *vnpu_reshape_3d(struct vnpu_ctx *ctx, struct vnpu_tensor *a, int64_t ne0, int64_t ne1, int64_t ne2);
@@ -197,7 +203,7 @@ struct vnpu_tensor *vnpu_mul_mat_id(struct vnpu_ctx *ctx, struct vnpu_tensor *as
 struct vnpu_tensor *vnpu_get_rows(struct vnpu_ctx *ctx, struct vnpu_tensor *a, struct vnpu_tensor *b);
 
 /* Write rows of b F32 [ne0, n, ne2, ne3] into rows c (I32 or I64 [n, ...]) of a (F32 or F16); returns
- * a view of a (the node's src[0] = b, src[1] = c, view_src = a). */
+ * a view of a (the node's src[0] = b, src[1] = c, src[2] = a as in ggml, view_src = a). */
 struct vnpu_tensor *vnpu_set_rows(struct vnpu_ctx *ctx, struct vnpu_tensor *a, struct vnpu_tensor *b,
                                   struct vnpu_tensor *c);
 
@@ -208,7 +214,8 @@ struct vnpu_tensor *vnpu_cont(struct vnpu_ctx *ctx, struct vnpu_tensor *a);
 
 /* softmax(a * scale + mask (+ ALiBi slope when max_bias > 0)) along rows. a F32 [ne0, ne1, ne2, ne3];
  * mask F32 or F16 [ne0, >= ne1, ne2 % m2 == 0, ne3 % m3 == 0] or NULL; op_params: f32 scale, f32
- * max_bias. */
+ * max_bias. A row masked entirely (-INFINITY) gives zeros, as FLASH_ATTN_EXT does (ggml's CPU asserts
+ * it never happens and yields NaN). */
 struct vnpu_tensor *vnpu_soft_max_ext(struct vnpu_ctx *ctx, struct vnpu_tensor *a, struct vnpu_tensor *mask,
                                       float scale, float max_bias);
 
@@ -255,7 +262,11 @@ struct vnpu_graph {
 
 /* A graph with room for size nodes and size leafs, allocated in ctx. */
 struct vnpu_graph *vnpu_graph_new(struct vnpu_ctx *ctx, int size);
-/* Append t and every not-yet-visited ancestor (depth first, sources in order) to g. */
+/* Arena bytes vnpu_graph_new(ctx, size) takes (node and leaf lists, visited set, depth-first stack). */
+size_t vnpu_graph_overhead(int size);
+/* Append t and every not-yet-visited ancestor (depth first, sources in order) to g. As ggml_visit_parents:
+ * tensors without an op are leafs, all others nodes (views, reshapes and permutes too, which devices
+ * skip); unnamed ones are named "leaf_%d" / "node_%d". Overflowing g's size is a VNPU_ASSERT. */
 void vnpu_graph_build_forward_expand(struct vnpu_graph *g, struct vnpu_tensor *t);
 
 /* True for ops that move no data (NONE, RESHAPE, VIEW, PERMUTE, TRANSPOSE): devices skip them. */
