@@ -1,0 +1,54 @@
+/* Device lists: "CPU", "HTP0,HTP1", ... as llama.cpp's --device names them. */
+#include "llama.h"
+
+#include "cpu-backend.h"
+#include "log.h"
+
+#include <string.h>
+
+/* Open the device called name (len bytes). */
+static enum vnpu_status device_open(const char *name, size_t len, int n_threads, struct vnpu_device **dev) {
+    if (len == 3 && memcmp(name, "CPU", 3) == 0) {
+        return vnpu_cpu_device_new(n_threads, dev);
+    }
+    vnpu_log_error("unknown device '%.*s' (available: CPU)", (int) len, name);
+    return VNPU_STATUS_BAD_ARG;
+}
+
+enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu_device **devs, int *n_devs) {
+    *n_devs = 0;
+    bool have_cpu = false;
+    enum vnpu_status st = VNPU_STATUS_OK;
+    for (const char *p = list; st == VNPU_STATUS_OK && *p;) {
+        const size_t len = strcspn(p, ",");
+        if (len == 0 || *n_devs == LLAMA_MAX_DEVICES - 1) {
+            vnpu_log_error("device list '%s': %s", list, len == 0 ? "empty name" : "too many devices");
+            st = VNPU_STATUS_BAD_ARG;
+            break;
+        }
+        for (int d = 0; d < *n_devs; d++) {
+            const char *name = vnpu_device_name(devs[d]);
+            if (strlen(name) == len && memcmp(name, p, len) == 0) {
+                vnpu_log_error("device list '%s': %.*s appears twice", list, (int) len, p);
+                st = VNPU_STATUS_BAD_ARG;
+            }
+        }
+        if (st == VNPU_STATUS_OK && (st = device_open(p, len, n_threads, &devs[*n_devs])) == VNPU_STATUS_OK) {
+            have_cpu = have_cpu || strcmp(vnpu_device_name(devs[*n_devs]), "CPU") == 0;
+            (*n_devs)++;
+        }
+        p += len + (p[len] == ',');
+    }
+    if (st == VNPU_STATUS_OK && !have_cpu) { /* the fallback for ops no NPU device takes */
+        if ((st = vnpu_cpu_device_new(n_threads, &devs[*n_devs])) == VNPU_STATUS_OK) {
+            (*n_devs)++;
+        }
+    }
+    if (st != VNPU_STATUS_OK) {
+        for (int d = 0; d < *n_devs; d++) {
+            vnpu_device_free(devs[d]);
+        }
+        *n_devs = 0;
+    }
+    return st;
+}

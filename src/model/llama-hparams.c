@@ -1,0 +1,180 @@
+#include "llama.h"
+
+#include "log.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Key of the llama architecture: "llama." + suffix. */
+static const char *llama_key(char *buf, size_t size, const char *suffix) {
+    snprintf(buf, size, "llama.%s", suffix);
+    return buf;
+}
+
+/* An integer hparam in [min, max]. Absent: *v = def when optional, else an error. */
+static enum vnpu_status hparam_u32(const struct gguf_file *f, const char *suffix, bool required, uint32_t def,
+                                   uint32_t min, uint32_t max, uint32_t *v) {
+    char key[128];
+    llama_key(key, sizeof(key), suffix);
+    const int64_t i = gguf_find_key(f, key);
+    if (i < 0) {
+        if (required) {
+            vnpu_log_error("%s: missing key %s", gguf_path(f), key);
+            return VNPU_STATUS_BAD_FILE;
+        }
+        *v = def;
+        return VNPU_STATUS_OK;
+    }
+    int64_t value;
+    if (!gguf_get_int(f, i, &value)) {
+        vnpu_log_error("%s: key %s has type %s, expected an integer", gguf_path(f), key,
+                       gguf_type_name(gguf_kv_type(f, i)));
+        return VNPU_STATUS_BAD_FILE;
+    }
+    if (value < (int64_t) min || value > (int64_t) max) {
+        vnpu_log_error("%s: key %s = %lld is out of range [%u, %u]", gguf_path(f), key, (long long) value, min, max);
+        return VNPU_STATUS_BAD_FILE;
+    }
+    *v = (uint32_t) value;
+    return VNPU_STATUS_OK;
+}
+
+/* A float hparam (f32 or f64 in the file), finite and in [min, max]. */
+static enum vnpu_status hparam_f32(const struct gguf_file *f, const char *suffix, bool required, float def, float min,
+                                   float max, float *v) {
+    char key[128];
+    llama_key(key, sizeof(key), suffix);
+    const int64_t i = gguf_find_key(f, key);
+    if (i < 0) {
+        if (required) {
+            vnpu_log_error("%s: missing key %s", gguf_path(f), key);
+            return VNPU_STATUS_BAD_FILE;
+        }
+        *v = def;
+        return VNPU_STATUS_OK;
+    }
+    double value;
+    switch (gguf_kv_type(f, i)) {
+        case GGUF_TYPE_FLOAT32: value = gguf_get_f32(f, i); break;
+        case GGUF_TYPE_FLOAT64: value = gguf_get_f64(f, i); break;
+        default:
+            vnpu_log_error("%s: key %s has type %s, expected f32", gguf_path(f), key,
+                           gguf_type_name(gguf_kv_type(f, i)));
+            return VNPU_STATUS_BAD_FILE;
+    }
+    if (!isfinite(value) || value < min || value > max) {
+        vnpu_log_error("%s: key %s = %g is out of range [%g, %g]", gguf_path(f), key, value, min, max);
+        return VNPU_STATUS_BAD_FILE;
+    }
+    *v = (float) value;
+    return VNPU_STATUS_OK;
+}
+
+/* llama.rope.scaling.type: absent, "none" or "linear" (others change the rope math: unsupported). */
+static enum vnpu_status hparam_rope_scaling(const struct gguf_file *f, struct llama_hparams *hp) {
+    hp->rope_freq_scale = 1.0f;
+    const int64_t ti = gguf_find_key(f, "llama.rope.scaling.type");
+    bool linear = false;
+    if (ti >= 0) {
+        if (gguf_kv_type(f, ti) != GGUF_TYPE_STRING) {
+            vnpu_log_error("%s: key llama.rope.scaling.type has type %s, expected str", gguf_path(f),
+                           gguf_type_name(gguf_kv_type(f, ti)));
+            return VNPU_STATUS_BAD_FILE;
+        }
+        const struct gguf_str s = gguf_get_str(f, ti);
+        if (s.len == 6 && memcmp(s.data, "linear", 6) == 0) {
+            linear = true;
+        } else if (!(s.len == 4 && memcmp(s.data, "none", 4) == 0)) {
+            vnpu_log_error("%s: llama.rope.scaling.type '%.*s' is not supported (none, linear)", gguf_path(f),
+                           (int) (s.len > 32 ? 32 : s.len), s.data);
+            return VNPU_STATUS_UNSUPPORTED;
+        }
+    }
+    float factor = 1.0f;
+    enum vnpu_status st = hparam_f32(f, "rope.scaling.factor", false, 1.0f, 1e-3f, 1e3f, &factor);
+    if (st == VNPU_STATUS_OK && gguf_find_key(f, "llama.rope.scaling.factor") < 0) {
+        st = hparam_f32(f, "rope.scale_linear", false, 1.0f, 1e-3f, 1e3f, &factor); /* older files */
+        linear = linear || gguf_find_key(f, "llama.rope.scale_linear") >= 0;
+    }
+    if (st != VNPU_STATUS_OK) {
+        return st;
+    }
+    if (linear) {
+        hp->rope_freq_scale = 1.0f / factor;
+    }
+    return hparam_u32(f, "rope.scaling.original_context_length", false, hp->n_ctx_train, 1, 1u << 24, &hp->n_ctx_orig);
+}
+
+/* n_vocab from token_embd's second dimension. */
+static enum vnpu_status hparam_n_vocab(const struct gguf_file *f, struct llama_hparams *hp) {
+    const int64_t ti = gguf_find_tensor(f, "token_embd.weight");
+    if (ti < 0) {
+        vnpu_log_error("%s: missing tensor token_embd.weight", gguf_path(f));
+        return VNPU_STATUS_BAD_FILE;
+    }
+    const struct gguf_tensor_info *t = gguf_tensor(f, ti);
+    if (t->n_dims != 2 || t->ne[1] > INT32_MAX) {
+        vnpu_log_error("%s: tensor token_embd.weight has %u dims of [%lld, %lld], expected [n_embd, n_vocab]",
+                       gguf_path(f), t->n_dims, (long long) t->ne[0], (long long) t->ne[1]);
+        return VNPU_STATUS_BAD_FILE;
+    }
+    hp->n_vocab = (uint32_t) t->ne[1];
+    return VNPU_STATUS_OK;
+}
+
+enum vnpu_status llama_hparams_load(const struct gguf_file *f, struct llama_hparams *hp) {
+    memset(hp, 0, sizeof(*hp));
+    enum vnpu_status st;
+    /* Bounds: what a tensor of int32 rows and int64 elements can hold, and llama.cpp's layer limit. */
+    if ((st = hparam_u32(f, "context_length", true, 0, 1, 1u << 24, &hp->n_ctx_train)) ||
+        (st = hparam_u32(f, "embedding_length", true, 0, 1, 1u << 20, &hp->n_embd)) ||
+        (st = hparam_u32(f, "block_count", true, 0, 1, LLAMA_MAX_LAYERS, &hp->n_layer)) ||
+        (st = hparam_u32(f, "feed_forward_length", true, 0, 1, 1u << 22, &hp->n_ff)) ||
+        (st = hparam_u32(f, "attention.head_count", true, 0, 1, 1u << 16, &hp->n_head)) ||
+        (st = hparam_u32(f, "attention.head_count_kv", false, hp->n_head, 1, hp->n_head, &hp->n_head_kv)) ||
+        (st = hparam_f32(f, "attention.layer_norm_rms_epsilon", true, 0.0f, 0.0f, 1.0f, &hp->rms_eps)) ||
+        (st = hparam_f32(f, "rope.freq_base", false, 10000.0f, 1.0f, 1e12f, &hp->rope_freq_base))) {
+        return st;
+    }
+    if (hp->n_embd % hp->n_head != 0) {
+        vnpu_log_error("%s: llama.embedding_length %u is not a multiple of llama.attention.head_count %u", gguf_path(f),
+                       hp->n_embd, hp->n_head);
+        return VNPU_STATUS_BAD_FILE;
+    }
+    if (hp->n_head % hp->n_head_kv != 0) {
+        vnpu_log_error("%s: llama.attention.head_count %u is not a multiple of llama.attention.head_count_kv %u",
+                       gguf_path(f), hp->n_head, hp->n_head_kv);
+        return VNPU_STATUS_BAD_FILE;
+    }
+    uint32_t head_v;
+    if ((st = hparam_u32(f, "attention.key_length", false, hp->n_embd / hp->n_head, 1, 1u << 16, &hp->n_embd_head)) ||
+        (st = hparam_u32(f, "attention.value_length", false, hp->n_embd_head, 1, 1u << 16, &head_v))) {
+        return st;
+    }
+    if (head_v != hp->n_embd_head) {
+        vnpu_log_error("%s: llama.attention.value_length %u differs from key_length %u (unsupported)", gguf_path(f),
+                       head_v, hp->n_embd_head);
+        return VNPU_STATUS_UNSUPPORTED;
+    }
+    if ((st = hparam_u32(f, "rope.dimension_count", false, hp->n_embd_head, 2, hp->n_embd_head, &hp->n_rot))) {
+        return st;
+    }
+    if (hp->n_rot % 2 != 0) {
+        vnpu_log_error("%s: llama.rope.dimension_count %u is odd: rotary pairs need an even count", gguf_path(f),
+                       hp->n_rot);
+        return VNPU_STATUS_BAD_FILE;
+    }
+    uint32_t n_expert;
+    if ((st = hparam_u32(f, "expert_count", false, 0, 0, 1u << 12, &n_expert))) {
+        return st;
+    }
+    if (n_expert > 0) {
+        vnpu_log_error("%s: llama.expert_count %u: mixture-of-experts llama models are not supported", gguf_path(f),
+                       n_expert);
+        return VNPU_STATUS_UNSUPPORTED;
+    }
+    if ((st = hparam_rope_scaling(f, hp))) {
+        return st;
+    }
+    return hparam_n_vocab(f, hp);
+}

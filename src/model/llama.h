@@ -1,0 +1,131 @@
+/*
+ * The llama model family: hyperparameters, weights, KV cache and the forward graph.
+ *
+ * Follows llama.cpp's LLM_ARCH_LLAMA: keys `llama.*`, tensors `token_embd`, `blk.N.attn_q` ..., and the
+ * graph of llm_build_llama (pre-norm blocks with RMS_NORM, rotary embedding in normal mode, grouped-query
+ * attention, SwiGLU feed-forward, tied or separate output).
+ */
+#ifndef VNPU_LLAMA_H
+#define VNPU_LLAMA_H
+
+#include "backend.h"
+#include "gguf.h"
+#include "tensor.h"
+#include "vnpu.h"
+#include "vocab.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define LLAMA_MAX_LAYERS  512
+#define LLAMA_MAX_DEVICES 16
+
+struct llama_hparams {
+    uint32_t n_vocab;      /* rows of token_embd */
+    uint32_t n_ctx_train;  /* llama.context_length */
+    uint32_t n_embd;       /* llama.embedding_length */
+    uint32_t n_layer;      /* llama.block_count */
+    uint32_t n_head;       /* llama.attention.head_count */
+    uint32_t n_head_kv;    /* llama.attention.head_count_kv, default n_head */
+    uint32_t n_ff;         /* llama.feed_forward_length */
+    uint32_t n_embd_head;  /* llama.attention.key_length (= value_length), default n_embd / n_head */
+    uint32_t n_rot;        /* llama.rope.dimension_count, default n_embd_head */
+    float rms_eps;         /* llama.attention.layer_norm_rms_epsilon */
+    float rope_freq_base;  /* llama.rope.freq_base, default 10000 */
+    float rope_freq_scale; /* 1 / llama.rope.scaling.factor for linear scaling, else 1 */
+    uint32_t n_ctx_orig;   /* llama.rope.scaling.original_context_length, default n_ctx_train */
+};
+
+/* Read and check the llama hyperparameters of f: each required key present with an integer (or f32)
+ * value in range, head counts dividing (n_embd % n_head, n_head % n_head_kv), rope dims even and <= head
+ * dim. Errors name the key and the limit: VNPU_STATUS_BAD_FILE. n_vocab is filled from token_embd. */
+enum vnpu_status llama_hparams_load(const struct gguf_file *f, struct llama_hparams *hp);
+
+struct llama_layer {
+    struct vnpu_tensor *attn_norm; /* [n_embd] */
+    struct vnpu_tensor *wq;        /* [n_embd, n_embd_head * n_head] */
+    struct vnpu_tensor *wk;        /* [n_embd, n_embd_head * n_head_kv] */
+    struct vnpu_tensor *wv;        /* [n_embd, n_embd_head * n_head_kv] */
+    struct vnpu_tensor *wo;        /* [n_embd_head * n_head, n_embd] */
+    struct vnpu_tensor *ffn_norm;  /* [n_embd] */
+    struct vnpu_tensor *ffn_gate;  /* [n_embd, n_ff] */
+    struct vnpu_tensor *ffn_up;    /* [n_embd, n_ff] */
+    struct vnpu_tensor *ffn_down;  /* [n_ff, n_embd] */
+};
+
+struct llama_weights {
+    struct vnpu_ctx *ctx;            /* tensor structs of every weight (data in the file mapping or a buffer) */
+    struct vnpu_tensor *token_embd;  /* [n_embd, n_vocab] */
+    struct vnpu_tensor *output_norm; /* [n_embd] */
+    struct vnpu_tensor *output;      /* [n_embd, n_vocab]; token_embd when tied */
+    struct vnpu_tensor *rope_freqs;  /* [n_rot / 2] or NULL */
+    struct llama_layer *layers;      /* n_layer */
+};
+
+/* Find every llama tensor of f, check its shape against hp and its type (a type with a dequantizer for
+ * 2-D weights, F32 for norms), and reject tensors the architecture does not use. Makes tensor structs
+ * whose data points into the read-only mapping. VNPU_STATUS_BAD_FILE naming the tensor on error
+ * (VNPU_STATUS_UNSUPPORTED for a weight type vnpu cannot compute with). */
+enum vnpu_status llama_weights_load(const struct gguf_file *f, const struct llama_hparams *hp, struct llama_weights *w);
+void llama_weights_free(struct llama_weights *w);
+
+/* Everything a file must satisfy to run as a llama model here: the architecture, hparams, vocabulary
+ * (with as many tokens as token_embd has rows) and tensors, as vnpu_model_load checks them, keeping
+ * nothing. VNPU_STATUS_UNSUPPORTED when general.architecture is not one vnpu runs. */
+enum vnpu_status llama_model_validate(const struct gguf_file *f);
+
+struct vnpu_model {
+    struct gguf_file *gguf;
+    struct vnpu_vocab *vocab;
+    struct llama_hparams hp;
+    struct llama_weights w;
+    char *devices; /* the device list contexts use unless told otherwise */
+    double t_load_ms;
+};
+
+/* The KV cache of one sequence: per layer K and V of [n_embd_head * n_head_kv, n_ctx] in type_k/type_v,
+ * cell i holding position i. */
+struct llama_kv_cache {
+    uint32_t n_ctx;
+    uint32_t n_used; /* cells 0..n_used-1 hold positions 0..n_used-1 */
+    struct vnpu_ctx *ctx;
+    struct vnpu_buffer *buf;
+    struct vnpu_tensor **k; /* n_layer */
+    struct vnpu_tensor **v;
+};
+
+enum vnpu_status llama_kv_cache_init(struct llama_kv_cache *kv, const struct llama_hparams *hp, uint32_t n_ctx,
+                                     enum vnpu_type type_k, enum vnpu_type type_v, struct vnpu_buffer_type *bt);
+void llama_kv_cache_free(struct llama_kv_cache *kv);
+
+/* Inputs of one forward graph, filled by the caller after allocation. */
+struct llama_graph_inputs {
+    struct vnpu_tensor *tokens;  /* I32 [n_tokens] */
+    struct vnpu_tensor *pos;     /* I32 [n_tokens] */
+    struct vnpu_tensor *kq_mask; /* F32 (soft_max) or F16 (flash attention) [n_kv, n_tokens] */
+    struct vnpu_tensor *out_ids; /* I32 [n_outputs]: rows whose logits are kept; NULL = all */
+    struct vnpu_tensor *logits;  /* F32 [n_vocab, n_outputs] */
+    uint32_t n_kv;               /* KV cells attended to: positions 0..n_kv-1 */
+};
+
+struct llama_graph_params {
+    uint32_t n_tokens;
+    uint32_t n_outputs; /* 1 (last token) or n_tokens */
+    uint32_t kv_head;   /* cache cell of the first token (= its position) */
+    bool flash_attn;
+};
+
+/* Build the forward graph of p.n_tokens tokens into g (tensors in ctx, no data), writing K/V of the new
+ * tokens into cells kv_head.. of the cache. */
+void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct vnpu_model *model,
+                       const struct llama_kv_cache *kv, const struct llama_graph_params *p,
+                       struct llama_graph_inputs *in);
+
+/* Milliseconds on a monotonic clock. */
+double llama_time_ms(void);
+
+/* Open the devices named in list ("CPU", "HTP0,HTP1", case-sensitive as llama.cpp names them), CPU
+ * appended last as the fallback when absent. VNPU_STATUS_BAD_ARG naming an unknown device. */
+enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu_device **devs, int *n_devs);
+
+#endif /* VNPU_LLAMA_H */

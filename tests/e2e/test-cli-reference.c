@@ -1,0 +1,161 @@
+/*
+ * vnpu-cli against llama.cpp's recorded outputs (../shared/models/reference, made with llama.cpp's CPU
+ * backend; see ../shared/models/README.md section 4): greedy tokens of stories260K and its F16/Q8_0 files,
+ * last-prompt-position logits of the Q4_0 file and of llama-2-tiny-random.
+ */
+#include "test-common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The "key: values" line of a model's section in greedy.txt, parsed as integers. */
+static int greedy_field(const char *model, const char *key, int *ids, int max) {
+    char *text = test_read_file(test_model_path("reference/greedy.txt"), NULL);
+    assert_non_null(text);
+    char header[256];
+    snprintf(header, sizeof(header), "### model: %s\n", model);
+    const char *section = strstr(text, header);
+    assert_non_null(section);
+    char k[64];
+    snprintf(k, sizeof(k), "\n%s:", key);
+    const char *line = strstr(section, k);
+    assert_non_null(line);
+    line += strlen(k);
+    int n = 0;
+    char *end;
+    for (long v = strtol(line, &end, 10); end != line && n < max; v = strtol(line, &end, 10)) {
+        ids[n++] = (int) v;
+        line = end;
+    }
+    free(text);
+    return n;
+}
+
+/* The ids of a "<what>: 1 2 3" line on vnpu-cli's stderr. */
+static int ids_line(const char *err, const char *what, int *ids, int max) {
+    char k[64];
+    snprintf(k, sizeof(k), "%s:", what);
+    const char *line = strstr(err, k);
+    if (!line) {
+        return -1;
+    }
+    line += strlen(k);
+    int n = 0;
+    char *end;
+    for (long v = strtol(line, &end, 10); end != line && *line != '\n' && n < max; v = strtol(line, &end, 10)) {
+        ids[n++] = (int) v;
+        line = end;
+    }
+    return n;
+}
+
+static void check_greedy(const char *model, const char *extra) {
+    int want[64], want_prompt[16];
+    const int n_want = greedy_field(model, "greedy_tokens", want, 64);
+    const int n_want_prompt = greedy_field(model, "prompt_tokens", want_prompt, 16);
+    assert_int_equal(n_want, 40);
+
+    char *out = NULL, *err = NULL;
+    const int rc =
+        test_run(&out, &err, "%s/vnpu-cli -m %s -p 'Once upon a time' -n 40 --temp 0 -t 2 --print-token-ids %s",
+                 test_tools_dir(), test_model_path(model), extra);
+    if (rc != 0) {
+        fail_msg("vnpu-cli exited %d:\n%s", rc, err);
+    }
+    int got[64], got_prompt[16];
+    assert_int_equal(ids_line(err, "prompt ids", got_prompt, 16), n_want_prompt);
+    assert_memory_equal(got_prompt, want_prompt, sizeof(int) * (size_t) n_want_prompt);
+    const int n_got = ids_line(err, "generated ids", got, 64);
+    for (int i = 0; i < n_want; i++) {
+        if (i >= n_got || got[i] != want[i]) {
+            fail_msg("%s %s: token %d is %d, llama.cpp's is %d\nstdout: %s", model, extra, i, i < n_got ? got[i] : -1,
+                     want[i], out);
+        }
+    }
+    assert_int_equal(n_got, n_want);
+    free(out);
+    free(err);
+}
+
+static void test_greedy_f32(void **state) {
+    (void) state;
+    check_greedy("stories260K.gguf", "");
+}
+
+static void test_greedy_f32_no_flash_attn(void **state) {
+    (void) state;
+    check_greedy("stories260K.gguf", "-fa off -ctk f32 -ctv f32");
+}
+
+static void test_greedy_f16(void **state) {
+    (void) state;
+    check_greedy("derived/stories260K-F16.gguf", "");
+}
+
+static void test_greedy_q8_0(void **state) {
+    (void) state;
+    check_greedy("derived/stories260K-Q8_0.gguf", "");
+}
+
+/* Row n_prompt-1 of the logits vnpu-cli writes vs llama.cpp's logits-step0: top-1 equal and
+ * max|dlogit| < 2e-2 * max|logit| (llama.cpp quantizes activations; vnpu's CPU path keeps them F32). */
+static void check_step0(const char *model, const char *ref) {
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s.logits", test_tmpdir(), ref);
+    char *err = NULL;
+    const int rc = test_run(NULL, &err, "%s/vnpu-cli -m %s -p 'Once upon a time' -n 0 -t 2 --logits-out %s",
+                            test_tools_dir(), test_model_path(model), path);
+    if (rc != 0) {
+        fail_msg("vnpu-cli exited %d:\n%s", rc, err);
+    }
+    free(err);
+    size_t size = 0, ref_size = 0;
+    uint8_t *mine = test_read_file(path, &size);
+    char ref_path[256];
+    snprintf(ref_path, sizeof(ref_path), "reference/logits-step0.%s.f32", ref);
+    float *want = test_read_file(test_model_path(ref_path), &ref_size);
+    assert_non_null(mine);
+    assert_non_null(want);
+    assert_memory_equal(mine, "LLREFLG1", 8);
+    uint32_t hdr[6];
+    memcpy(hdr, mine + 8, sizeof(hdr));
+    const uint32_t n_vocab = hdr[1], n_prompt = hdr[2], n_rows = hdr[4];
+    assert_int_equal(ref_size, n_vocab * sizeof(float));
+    assert_int_equal(n_rows, n_prompt);
+    const float *got = (const float *) (mine + 32) + (size_t) (n_prompt - 1) * n_vocab;
+    uint32_t top_got = 0, top_want = 0;
+    float max_abs = 0.0f, max_diff = 0.0f;
+    for (uint32_t i = 0; i < n_vocab; i++) {
+        top_got = got[i] > got[top_got] ? i : top_got;
+        top_want = want[i] > want[top_want] ? i : top_want;
+        max_abs = fmaxf(max_abs, fabsf(want[i]));
+        max_diff = fmaxf(max_diff, fabsf(got[i] - want[i]));
+    }
+    printf("%s: top-1 %u (llama.cpp %u), max|dlogit| %.5f, max|logit| %.5f\n", model, top_got, top_want, max_diff,
+           max_abs);
+    assert_int_equal(top_got, top_want);
+    assert_true(max_diff < 2e-2f * max_abs);
+    free(mine);
+    free(want);
+}
+
+static void test_step0_q4_0(void **state) {
+    (void) state;
+    check_step0("derived/stories260K-Q4_0.gguf", "stories260K-Q4_0");
+}
+
+static void test_step0_tiny_random(void **state) {
+    (void) state;
+    check_step0("llama-2-tiny-random.gguf", "llama-2-tiny-random");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_greedy_f32), cmocka_unit_test(test_greedy_f32_no_flash_attn),
+        cmocka_unit_test(test_greedy_f16), cmocka_unit_test(test_greedy_q8_0),
+        cmocka_unit_test(test_step0_q4_0), cmocka_unit_test(test_step0_tiny_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

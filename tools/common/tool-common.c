@@ -1,0 +1,71 @@
+#include "tool-common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void bad_value(const char *tool, const char *option, const char *value, const char *why) {
+    fprintf(stderr, "%s: %s '%s': %s\n", tool, option, value, why);
+    exit(2);
+}
+
+int64_t tool_parse_int(const char *tool, const char *option, const char *value, int64_t min, int64_t max) {
+    char *end;
+    errno = 0;
+    const long long v = strtoll(value, &end, 10);
+    if (errno != 0 || end == value || *end != '\0') {
+        bad_value(tool, option, value, "not an integer");
+    }
+    if (v < min || v > max) {
+        char why[96];
+        snprintf(why, sizeof(why), "out of range [%lld, %lld]", (long long) min, (long long) max);
+        bad_value(tool, option, value, why);
+    }
+    return v;
+}
+
+double tool_parse_float(const char *tool, const char *option, const char *value, double min, double max) {
+    char *end;
+    errno = 0;
+    const double v = strtod(value, &end);
+    if (errno != 0 || end == value || *end != '\0' || !isfinite(v)) {
+        bad_value(tool, option, value, "not a number");
+    }
+    if (v < min || v > max) {
+        char why[96];
+        snprintf(why, sizeof(why), "out of range [%g, %g]", min, max);
+        bad_value(tool, option, value, why);
+    }
+    return v;
+}
+
+const char *tool_option_value(const char *tool, int argc, char **argv, int *i) {
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "%s: option %s needs a value\n", tool, argv[*i]);
+        exit(2);
+    }
+    return argv[++*i];
+}
+
+bool tool_progress(float progress, void *label) {
+    static int last = -1;
+    if (!isatty(STDERR_FILENO)) {
+        return true;
+    }
+    const int width = 40;
+    const int percent = (int) (progress * 100.0f + 0.5f);
+    if (percent == last) {
+        return true;
+    }
+    last = percent >= 100 ? -1 : percent;
+    const int filled = (int) (progress * (float) width);
+    fprintf(stderr, "\r%s [", (const char *) label);
+    for (int i = 0; i < width; i++) {
+        fputc(i < filled ? '=' : i == filled ? '>' : ' ', stderr);
+    }
+    fprintf(stderr, "] %3d%%%s", percent, percent >= 100 ? "\n" : "");
+    fflush(stderr);
+    return true;
+}

@@ -1,0 +1,22 @@
+/*
+ * What the command-line tools share: strict number parsing for options, and a progress bar.
+ */
+#ifndef VNPU_TOOL_COMMON_H
+#define VNPU_TOOL_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Parse an option value as an integer in [min, max] or a float in [min, max]; on failure print
+ * "<tool>: <option> '<value>': <reason>" to stderr and exit(2). */
+int64_t tool_parse_int(const char *tool, const char *option, const char *value, int64_t min, int64_t max);
+double tool_parse_float(const char *tool, const char *option, const char *value, double min, double max);
+
+/* The value of option argv[*i] (the next argument); exits with a message when it is missing. */
+const char *tool_option_value(const char *tool, int argc, char **argv, int *i);
+
+/* A progress bar on stderr, drawn only when stderr is a terminal: "label [=====>    ]  45%". done/total in
+ * [0, 1]; finished at 1 (the line is ended). Matches vnpu_progress_fn (include/vnpu.h). */
+bool tool_progress(float progress, void *label);
+
+#endif /* VNPU_TOOL_COMMON_H */

@@ -1,0 +1,412 @@
+/*
+ * vnpu-cli: generate text with a GGUF model, like llama.cpp's llama-cli in completion mode.
+ *
+ *   vnpu-cli -m model.gguf -p "Once upon a time" -n 40 --temp 0 [--device HTP0] [--logits-out FILE]
+ *
+ * Streams the prompt and the generated pieces to stdout, then prints llama.cpp-style timings to stderr.
+ */
+#include "tool-common.h"
+#include "vnpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TOOL "vnpu-cli"
+
+struct cli_args {
+    const char *model;
+    const char *prompt;
+    const char *prompt_file;
+    const char *tokens; /* comma-separated ids */
+    const char *logits_out;
+    int32_t n_predict;
+    struct vnpu_context_params cparams;
+    struct vnpu_sampler_params sparams;
+    bool seed_set;
+    bool ignore_eos;
+    bool print_ids;
+};
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: " TOOL " -m FILE (-p TEXT | -f FILE | --tokens IDS) [options]\n"
+            "\n"
+            "  -m, --model FILE         GGUF model (llama architecture)\n"
+            "  -p, --prompt TEXT        prompt text (BOS added as the vocabulary says)\n"
+            "  -f, --file FILE          read the prompt from FILE\n"
+            "      --tokens IDS         prompt as comma-separated token ids, used verbatim\n"
+            "  -n, --n-predict N        tokens to generate (-1: until end of text or context full; default -1)\n"
+            "  -t, --threads N          CPU threads (default: all cores)\n"
+            "  -c, --ctx-size N         context size in tokens (default 4096, at most the model's; 0: the model's)\n"
+            "  -b, --batch-size N       tokens per decode graph (default 512)\n"
+            "      --device LIST        comma-separated devices: CPU, HTP0, HTP1, ... (default CPU)\n"
+            "  -fa, --flash-attn on|off attention as FLASH_ATTN_EXT (on, default) or MUL_MAT + SOFT_MAX\n"
+            "  -ctk, --cache-type-k T   KV cache K type: f16 (default) or f32\n"
+            "  -ctv, --cache-type-v T   KV cache V type: f16 (default) or f32\n"
+            "      --seed N             sampler seed (default: random, printed)\n"
+            "      --temp T             temperature (default 0.8; 0: greedy)\n"
+            "      --top-k N            top-k (default 40; 0: off)\n"
+            "      --top-p P            top-p (default 0.95; 1: off)\n"
+            "      --ignore-eos         keep generating past end-of-text tokens\n"
+            "      --logits-out FILE    write every position's logits (oracle LLREFLG1 format)\n"
+            "      --print-token-ids    print the prompt and generated token ids to stderr\n"
+            "  -h, --help               this text\n");
+}
+
+static int32_t parse_kv_type(const char *option, const char *value) {
+    if (strcmp(value, "f16") == 0) {
+        return 1;
+    }
+    if (strcmp(value, "f32") == 0) {
+        return 0;
+    }
+    fprintf(stderr, TOOL ": %s '%s': expected f16 or f32\n", option, value);
+    exit(2);
+}
+
+static void parse_args(int argc, char **argv, struct cli_args *a) {
+    a->n_predict = -1;
+    a->cparams = vnpu_context_default_params();
+    a->cparams.n_ctx = 4096;
+    a->sparams = vnpu_sampler_default_params();
+    const char *n_ctx = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+#define IS(s, l) (strcmp(o, s) == 0 || strcmp(o, l) == 0)
+#define VALUE()  tool_option_value(TOOL, argc, argv, &i)
+        if (IS("-h", "--help")) {
+            usage(stdout);
+            exit(0);
+        } else if (IS("-m", "--model")) {
+            a->model = VALUE();
+        } else if (IS("-p", "--prompt")) {
+            a->prompt = VALUE();
+        } else if (IS("-f", "--file")) {
+            a->prompt_file = VALUE();
+        } else if (IS("--tokens", "--tokens")) {
+            a->tokens = VALUE();
+        } else if (IS("-n", "--n-predict")) {
+            a->n_predict = (int32_t) tool_parse_int(TOOL, o, VALUE(), -1, 1 << 24);
+        } else if (IS("-t", "--threads")) {
+            a->cparams.n_threads = (int32_t) tool_parse_int(TOOL, o, VALUE(), 1, 512);
+        } else if (IS("-c", "--ctx-size")) {
+            n_ctx = VALUE();
+            a->cparams.n_ctx = (uint32_t) tool_parse_int(TOOL, o, n_ctx, 0, 1 << 24);
+        } else if (IS("-b", "--batch-size")) {
+            a->cparams.n_batch = (uint32_t) tool_parse_int(TOOL, o, VALUE(), 1, 1 << 16);
+        } else if (IS("-dev", "--device")) {
+            a->cparams.devices = VALUE();
+        } else if (IS("-fa", "--flash-attn")) {
+            const char *v = VALUE();
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+                fprintf(stderr, TOOL ": %s '%s': expected on or off\n", o, v);
+                exit(2);
+            }
+            a->cparams.flash_attn = strcmp(v, "on") == 0;
+        } else if (IS("-ctk", "--cache-type-k")) {
+            a->cparams.type_k = parse_kv_type(o, VALUE());
+        } else if (IS("-ctv", "--cache-type-v")) {
+            a->cparams.type_v = parse_kv_type(o, VALUE());
+        } else if (IS("-s", "--seed")) {
+            a->sparams.seed = (uint64_t) tool_parse_int(TOOL, o, VALUE(), 0, INT64_MAX);
+            a->seed_set = true;
+        } else if (IS("--temp", "--temperature")) {
+            a->sparams.temp = (float) tool_parse_float(TOOL, o, VALUE(), 0.0, 100.0);
+        } else if (IS("--top-k", "--top-k")) {
+            a->sparams.top_k = (int32_t) tool_parse_int(TOOL, o, VALUE(), 0, INT32_MAX);
+        } else if (IS("--top-p", "--top-p")) {
+            a->sparams.top_p = (float) tool_parse_float(TOOL, o, VALUE(), 0.0, 1.0);
+        } else if (IS("--ignore-eos", "--ignore-eos")) {
+            a->ignore_eos = true;
+        } else if (IS("--logits-out", "--logits-out")) {
+            a->logits_out = VALUE();
+        } else if (IS("--print-token-ids", "--print-token-ids")) {
+            a->print_ids = true;
+        } else {
+            fprintf(stderr, TOOL ": unknown option '%s' (see --help)\n", o);
+            exit(2);
+        }
+#undef IS
+#undef VALUE
+    }
+    if (!a->model) {
+        fprintf(stderr, TOOL ": no model given (-m FILE)\n");
+        exit(2);
+    }
+    if (!!a->prompt + !!a->prompt_file + !!a->tokens != 1) {
+        fprintf(stderr, TOOL ": give exactly one prompt: -p TEXT, -f FILE or --tokens IDS\n");
+        exit(2);
+    }
+}
+
+/* The prompt file's bytes (NUL-terminated), or NULL with a message. */
+static char *read_prompt_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, TOOL ": cannot open prompt file %s\n", path);
+        return NULL;
+    }
+    size_t cap = 4096, n = 0, got;
+    char *text = malloc(cap);
+    while (text && (got = fread(text + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n < 2) {
+            char *bigger = realloc(text, cap *= 2);
+            if (!bigger) {
+                free(text);
+                text = NULL;
+            }
+            text = bigger;
+        }
+    }
+    fclose(f);
+    if (!text) {
+        fprintf(stderr, TOOL ": prompt file %s is too large\n", path);
+        return NULL;
+    }
+    text[n] = '\0';
+    *len = n;
+    return text;
+}
+
+/* "1,403,407" -> ids; exits with a message naming the bad element. */
+static int32_t parse_token_list(const char *list, vnpu_token **out) {
+    int32_t n = 1;
+    for (const char *p = list; *p; p++) {
+        n += *p == ',';
+    }
+    vnpu_token *ids = malloc((size_t) n * sizeof(*ids));
+    if (!ids) {
+        fprintf(stderr, TOOL ": cannot allocate %d token ids\n", n);
+        exit(1);
+    }
+    const char *p = list;
+    for (int32_t i = 0; i < n; i++) {
+        char item[32];
+        const size_t len = strcspn(p, ",");
+        snprintf(item, sizeof(item), "%.*s", (int) (len < sizeof(item) - 1 ? len : sizeof(item) - 1), p);
+        ids[i] = (vnpu_token) tool_parse_int(TOOL, "--tokens", item, 0, INT32_MAX);
+        p += len + 1;
+    }
+    *out = ids;
+    return n;
+}
+
+/* The prompt's token ids, or -1 with a message. */
+static int32_t prompt_tokens(const struct vnpu_model *model, const struct cli_args *a, vnpu_token **out) {
+    if (a->tokens) {
+        return parse_token_list(a->tokens, out);
+    }
+    size_t len = a->prompt ? strlen(a->prompt) : 0;
+    char *file_text = a->prompt_file ? read_prompt_file(a->prompt_file, &len) : NULL;
+    const char *text = a->prompt ? a->prompt : file_text;
+    if (!text) {
+        return -1;
+    }
+    const int32_t n_max = (int32_t) (len + 8);
+    vnpu_token *ids = malloc((size_t) n_max * sizeof(*ids));
+    const int32_t n = ids ? vnpu_tokenize(model, text, len, ids, n_max, true, true) : -1;
+    free(file_text);
+    if (n < 0) {
+        fprintf(stderr, TOOL ": cannot tokenize the prompt\n");
+        free(ids);
+        return -1;
+    }
+    *out = ids;
+    return n;
+}
+
+static void print_piece(const struct vnpu_model *model, vnpu_token token) {
+    char piece[256];
+    const int32_t n = vnpu_token_to_piece(model, token, piece, sizeof(piece), false);
+    if (n > 0) {
+        fwrite(piece, 1, (size_t) n, stdout);
+        fflush(stdout);
+    }
+}
+
+/* Logits file of the oracle (LLREFLG1): header, then the rows, then the tokens; see
+ * ../shared/oracle/README.md. Written to path.tmp and renamed when complete. */
+struct logits_file {
+    FILE *f;
+    char *tmp_path;
+    uint32_t n_rows;
+};
+
+static bool logits_file_open(struct logits_file *lf, const char *path) {
+    lf->tmp_path = malloc(strlen(path) + 5);
+    if (!lf->tmp_path) {
+        return false;
+    }
+    sprintf(lf->tmp_path, "%s.tmp", path);
+    lf->f = fopen(lf->tmp_path, "wb");
+    if (!lf->f) {
+        fprintf(stderr, TOOL ": cannot create %s\n", lf->tmp_path);
+        return false;
+    }
+    static const uint8_t zero_header[32];
+    return fwrite(zero_header, 1, sizeof(zero_header), lf->f) == sizeof(zero_header);
+}
+
+static bool logits_file_row(struct logits_file *lf, const float *row, int32_t n_vocab) {
+    lf->n_rows++;
+    return fwrite(row, sizeof(float), (size_t) n_vocab, lf->f) == (size_t) n_vocab;
+}
+
+static bool logits_file_finish(struct logits_file *lf, const char *path, int32_t n_vocab, const vnpu_token *tokens,
+                               int32_t n_prompt, int32_t n_gen) {
+    const uint32_t header[6] = {1, (uint32_t) n_vocab, (uint32_t) n_prompt, (uint32_t) n_gen, lf->n_rows, 0};
+    bool ok = fwrite(tokens, sizeof(vnpu_token), (size_t) (n_prompt + n_gen), lf->f) == (size_t) (n_prompt + n_gen);
+    ok = ok && fseek(lf->f, 0, SEEK_SET) == 0 && fwrite("LLREFLG1", 1, 8, lf->f) == 8 &&
+         fwrite(header, sizeof(uint32_t), 6, lf->f) == 6;
+    ok = fclose(lf->f) == 0 && ok;
+    lf->f = NULL;
+    ok = ok && rename(lf->tmp_path, path) == 0;
+    if (!ok) {
+        fprintf(stderr, TOOL ": cannot write %s\n", path);
+        remove(lf->tmp_path);
+    }
+    return ok;
+}
+
+static void logits_file_abort(struct logits_file *lf) {
+    if (lf->f) {
+        fclose(lf->f);
+        remove(lf->tmp_path);
+    }
+    free(lf->tmp_path);
+}
+
+static void print_perf(const struct vnpu_perf *p) {
+    const double pt = p->t_prompt_ms, et = p->t_eval_ms;
+    fprintf(stderr, "\n");
+    fprintf(stderr, "vnpu_perf:        load time = %10.2f ms\n", p->t_load_ms);
+    fprintf(stderr,
+            "vnpu_perf: prompt eval time = %10.2f ms / %5d tokens (%8.2f ms per token, %8.2f tokens per second)\n", pt,
+            p->n_prompt, p->n_prompt ? pt / p->n_prompt : 0.0, pt > 0 ? 1e3 * p->n_prompt / pt : 0.0);
+    fprintf(stderr,
+            "vnpu_perf:        eval time = %10.2f ms / %5d runs   (%8.2f ms per token, %8.2f tokens per second)\n", et,
+            p->n_eval, p->n_eval ? et / p->n_eval : 0.0, et > 0 ? 1e3 * p->n_eval / et : 0.0);
+    fprintf(stderr, "vnpu_perf:       total time = %10.2f ms / %5d tokens\n", p->t_load_ms + pt + et,
+            p->n_prompt + p->n_eval);
+}
+
+static void print_ids(const char *what, const vnpu_token *ids, int32_t n) {
+    fprintf(stderr, "%s:", what);
+    for (int32_t i = 0; i < n; i++) {
+        fprintf(stderr, " %d", ids[i]);
+    }
+    fprintf(stderr, "\n");
+}
+
+/* Decode the prompt, then sample and decode until n_predict tokens, end of text or a full context. */
+static int generate(struct vnpu_model *model, struct vnpu_context *ctx, struct vnpu_sampler *smpl,
+                    const struct cli_args *a, vnpu_token *tokens, int32_t n_prompt, int32_t n_cap) {
+    const int32_t n_vocab = vnpu_model_n_vocab(model);
+    struct logits_file lf = {0};
+    if (a->logits_out && !logits_file_open(&lf, a->logits_out)) {
+        logits_file_abort(&lf);
+        return 1;
+    }
+    bool ok = vnpu_decode(ctx, tokens, NULL, n_prompt, a->logits_out != NULL) == VNPU_STATUS_OK;
+    for (int32_t i = 0; ok && a->logits_out && i < n_prompt; i++) {
+        ok = logits_file_row(&lf, vnpu_get_logits(ctx, i), n_vocab);
+    }
+    int32_t n_gen = 0;
+    while (ok && n_gen < n_cap) {
+        const vnpu_token t = vnpu_sampler_sample(smpl, vnpu_get_logits(ctx, -1), n_vocab);
+        tokens[n_prompt + n_gen++] = t;
+        const bool eog = vnpu_model_is_eog(model, t) && !a->ignore_eos;
+        if (!eog) {
+            print_piece(model, t);
+        }
+        /* Every generated token is decoded when logits are written (the oracle's files hold a row for each). */
+        if ((n_gen < n_cap && !eog) || a->logits_out) {
+            ok = vnpu_decode(ctx, &t, NULL, 1, false) == VNPU_STATUS_OK;
+            ok = ok && (!a->logits_out || logits_file_row(&lf, vnpu_get_logits(ctx, -1), n_vocab));
+        }
+        if (eog) {
+            break;
+        }
+    }
+    printf("\n");
+    if (ok && a->logits_out) {
+        ok = logits_file_finish(&lf, a->logits_out, n_vocab, tokens, n_prompt, n_gen);
+    }
+    logits_file_abort(&lf);
+    if (a->print_ids) {
+        print_ids("prompt ids", tokens, n_prompt);
+        print_ids("generated ids", tokens + n_prompt, n_gen);
+    }
+    if (!ok) {
+        fprintf(stderr, TOOL ": generation failed\n");
+        return 1;
+    }
+    const struct vnpu_perf perf = vnpu_perf_get(ctx);
+    print_perf(&perf);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    struct cli_args a = {0};
+    parse_args(argc, argv, &a);
+    if (!a.seed_set) {
+        a.sparams.seed = (uint64_t) time(NULL);
+        fprintf(stderr, "seed: %llu\n", (unsigned long long) a.sparams.seed);
+    }
+
+    struct vnpu_model_params mparams = vnpu_model_default_params();
+    mparams.devices = a.cparams.devices ? a.cparams.devices : mparams.devices;
+    mparams.progress = tool_progress;
+    mparams.progress_user = "loading";
+    struct vnpu_model *model = NULL;
+    if (vnpu_model_load(a.model, &mparams, &model) != VNPU_STATUS_OK) {
+        fprintf(stderr, TOOL ": cannot load model %s\n", a.model);
+        return 1;
+    }
+    char desc[256];
+    vnpu_model_desc(model, desc, sizeof(desc));
+    fprintf(stderr, "model: %s\n", desc);
+    if (a.cparams.n_ctx > (uint32_t) vnpu_model_n_ctx_train(model)) {
+        a.cparams.n_ctx = (uint32_t) vnpu_model_n_ctx_train(model);
+    }
+
+    struct vnpu_context *ctx = NULL;
+    vnpu_token *tokens = NULL;
+    int32_t n_prompt = -1;
+    if (vnpu_context_new(model, &a.cparams, &ctx) == VNPU_STATUS_OK) {
+        n_prompt = prompt_tokens(model, &a, &tokens);
+    }
+    int rc = 1;
+    if (n_prompt == 0) {
+        fprintf(stderr, TOOL ": the prompt has no tokens\n");
+    } else if (n_prompt > 0 && (uint32_t) n_prompt >= vnpu_n_ctx(ctx)) {
+        fprintf(stderr, TOOL ": the prompt has %d tokens, the context only %u\n", n_prompt, vnpu_n_ctx(ctx));
+    } else if (n_prompt > 0) {
+        const int32_t room = (int32_t) vnpu_n_ctx(ctx) - n_prompt;
+        const int32_t n_cap = a.n_predict < 0 || a.n_predict > room ? room : a.n_predict;
+        vnpu_token *all = realloc(tokens, (size_t) (n_prompt + n_cap) * sizeof(*tokens));
+        struct vnpu_sampler *smpl = vnpu_sampler_new(&a.sparams);
+        if (all && smpl) {
+            tokens = all;
+            if (a.prompt) {
+                fputs(a.prompt, stdout);
+            } else {
+                for (int32_t i = 0; i < n_prompt; i++) {
+                    print_piece(model, tokens[i]);
+                }
+            }
+            rc = generate(model, ctx, smpl, &a, tokens, n_prompt, n_cap);
+        } else {
+            fprintf(stderr, TOOL ": out of memory\n");
+            tokens = all ? all : tokens;
+        }
+        vnpu_sampler_free(smpl);
+    }
+    free(tokens);
+    vnpu_context_free(ctx);
+    vnpu_model_free(model);
+    return rc;
+}
