@@ -1,0 +1,34 @@
+# The two commands: `make demo` runs the main job, `make test` runs every test. The build itself is CMake.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+
+.PHONY: all demo test test-sanitize format format-check clean
+
+all: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+# Generate a story with stories260K on the virtual NPU (the model is found or downloaded by scripts/demo.sh).
+demo: all
+	scripts/demo.sh $(BUILD)
+
+# Every test: unit tests, op tests, end-to-end runs against llama.cpp's outputs.
+test: all
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The unit tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+test-sanitize:
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DVNPU_SANITIZE=ON
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ctest -L unit --output-on-failure -j $(JOBS)
+
+format:
+	git ls-files '*.c' '*.h' | xargs clang-format -i
+
+format-check:
+	git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror
+
+clean:
+	rm -rf $(BUILD) build-asan

@@ -1,0 +1,32 @@
+#!/bin/sh
+# make demo: generate a story with stories260K. The model is taken from models/ or ../shared/models/,
+# else downloaded from its upstream address (Hugging Face ggml-org/models) into models/.
+set -eu
+build=${1:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+name=stories260K.gguf
+url=https://huggingface.co/ggml-org/models/resolve/main/tinyllamas/stories260K.gguf
+sha256=270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d
+
+model=
+for dir in "$top/models" "$top/../shared/models"; do
+    if [ -f "$dir/$name" ]; then
+        model=$dir/$name
+        break
+    fi
+done
+if [ -z "$model" ]; then
+    mkdir -p "$top/models"
+    echo "demo: downloading $name from $url" >&2
+    if curl -fsSL --retry 2 -o "$top/models/$name.part" "$url" &&
+        echo "$sha256  $top/models/$name.part" | sha256sum -c --status; then
+        mv "$top/models/$name.part" "$top/models/$name"
+        model=$top/models/$name
+    else
+        rm -f "$top/models/$name.part"
+        echo "demo: cannot get $name: download it from $url (sha256 $sha256) into $top/models/" >&2
+        exit 1
+    fi
+fi
+
+exec "$top/$build/tools/vnpu-cli" -m "$model" -p "Once upon a time" -n 200 --temp 0.8 --seed 42
