@@ -1,5 +1,6 @@
 /*
- * vnpu-quantize: convert an F32/F16/BF16 GGUF model to another type, like llama.cpp's llama-quantize --pure.
+ * vnpu-quantize: convert an F32/F16/BF16 GGUF model to another type, like llama.cpp's llama-quantize --pure,
+ * or dequantize a model of any type to F32.
  *
  *   vnpu-quantize [-t N] IN.gguf OUT.gguf TYPE
  *
@@ -26,7 +27,8 @@ static void usage(FILE *out) {
                  "\n"
                  "  TYPE: f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q2_K q3_K q4_K q5_K q6_K q8_K iq4_nl mxfp4 q1_0 q2_0\n"
                  "  -t N  threads (default: all cores)\n"
-                 "Every 2-D weight becomes TYPE; 1-D tensors and weights whose row length the block size does\n"
+                 "Every 2-D weight becomes TYPE (a quantized input only to f32); 1-D tensors and weights whose row "
+                 "length the block size does\n"
                  "not divide are kept in a wider type (listed on stderr). The output is written atomically.\n");
 }
 
@@ -153,10 +155,13 @@ static int quantize_file(const char *in, const char *out, enum vnpu_type want, i
         return 1;
     }
     for (int64_t i = 0; i < gguf_n_tensors(f); i++) {
+        /* Requantizing loses precision twice, as llama-quantize refuses it too; dequantizing to F32 is exact. */
         const struct gguf_tensor_info *t = gguf_tensor(f, i);
-        if (t->type != VNPU_TYPE_F32 && t->type != VNPU_TYPE_F16 && t->type != VNPU_TYPE_BF16) {
-            fprintf(stderr, TOOL ": %s: tensor %s is %s; the input must be an F32, F16 or BF16 model\n", in, t->name,
-                    vnpu_type_name(t->type));
+        const bool plain = t->type == VNPU_TYPE_F32 || t->type == VNPU_TYPE_F16 || t->type == VNPU_TYPE_BF16;
+        if (!(plain || (want == VNPU_TYPE_F32 && vnpu_type_traits_get(t->type)->to_f32))) {
+            fprintf(stderr,
+                    TOOL ": %s: tensor %s is %s; the input must be an F32, F16 or BF16 model (any type to f32)\n", in,
+                    t->name, vnpu_type_name(t->type));
             gguf_close(f);
             return 1;
         }
