@@ -27,8 +27,13 @@ static enum vnpu_status hparam_u32(const struct gguf_file *f, const char *suffix
     }
     int64_t value;
     if (!gguf_get_int(f, i, &value)) {
-        vnpu_log_error("%s: key %s has type %s, expected an integer", gguf_path(f), key,
-                       gguf_type_name(gguf_kv_type(f, i)));
+        if (gguf_kv_type(f, i) == GGUF_TYPE_UINT64) { /* an integer, past INT64_MAX */
+            vnpu_log_error("%s: key %s = %llu is out of range [%u, %u]", gguf_path(f), key,
+                           (unsigned long long) gguf_get_u64(f, i), min, max);
+        } else {
+            vnpu_log_error("%s: key %s has type %s, expected an integer", gguf_path(f), key,
+                           gguf_type_name(gguf_kv_type(f, i)));
+        }
         return VNPU_STATUS_BAD_FILE;
     }
     if (value < (int64_t) min || value > (int64_t) max) {
@@ -113,9 +118,16 @@ static enum vnpu_status hparam_n_vocab(const struct gguf_file *f, struct llama_h
         return VNPU_STATUS_BAD_FILE;
     }
     const struct gguf_tensor_info *t = gguf_tensor(f, ti);
-    if (t->n_dims != 2 || t->ne[1] > INT32_MAX) {
-        vnpu_log_error("%s: tensor token_embd.weight has %u dims of [%lld, %lld], expected [n_embd, n_vocab]",
-                       gguf_path(f), t->n_dims, (long long) t->ne[0], (long long) t->ne[1]);
+    if (t->n_dims != 2) {
+        vnpu_log_error(
+            "%s: tensor token_embd.weight has %u dims [%lld, %lld, %lld, %lld], expected 2: [n_embd, n_vocab]",
+            gguf_path(f), t->n_dims, (long long) t->ne[0], (long long) t->ne[1], (long long) t->ne[2],
+            (long long) t->ne[3]);
+        return VNPU_STATUS_BAD_FILE;
+    }
+    if (t->ne[1] > INT32_MAX) {
+        vnpu_log_error("%s: tensor token_embd.weight has %lld rows (n_vocab), at most %d", gguf_path(f),
+                       (long long) t->ne[1], INT32_MAX);
         return VNPU_STATUS_BAD_FILE;
     }
     hp->n_vocab = (uint32_t) t->ne[1];

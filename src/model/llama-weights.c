@@ -14,6 +14,7 @@ struct weight_loader {
     const struct gguf_file *f;
     struct vnpu_ctx *ctx;
     bool *claimed; /* per file tensor: used by the architecture */
+    uint32_t n_layer;
 };
 
 /* Find name in the file, check it is a kind tensor of shape [ne0] or [ne0, ne1] and make its tensor struct
@@ -52,10 +53,16 @@ static enum vnpu_status weight_get(struct weight_loader *l, const char *name, en
     return VNPU_STATUS_OK;
 }
 
+/* Tensor suffix of layer il; a missing one is reported with the block count that asks for it. */
 static enum vnpu_status layer_get(struct weight_loader *l, uint32_t il, const char *suffix, enum weight_kind kind,
                                   int64_t ne0, int64_t ne1, struct vnpu_tensor **out) {
     char name[GGUF_MAX_NAME];
     snprintf(name, sizeof(name), "blk.%u.%s.weight", il, suffix);
+    if (gguf_find_tensor(l->f, name) < 0) {
+        vnpu_log_error("%s: missing tensor %s (llama.block_count is %u: layers 0..%u each need one)", gguf_path(l->f),
+                       name, l->n_layer, l->n_layer - 1);
+        return VNPU_STATUS_BAD_FILE;
+    }
     return weight_get(l, name, kind, ne0, ne1, true, out);
 }
 
@@ -103,7 +110,8 @@ enum vnpu_status llama_weights_load(const struct gguf_file *f, const struct llam
     const size_t n_tensors = 4 + 9 * (size_t) hp->n_layer;
     w->ctx = vnpu_ctx_new(n_tensors * vnpu_tensor_overhead(), true);
     w->layers = calloc(hp->n_layer, sizeof(*w->layers));
-    struct weight_loader l = {.f = f, .ctx = w->ctx, .claimed = calloc((size_t) gguf_n_tensors(f) + 1, 1)};
+    struct weight_loader l = {
+        .f = f, .ctx = w->ctx, .claimed = calloc((size_t) gguf_n_tensors(f) + 1, 1), .n_layer = hp->n_layer};
     if (!w->ctx || !w->layers || !l.claimed) {
         free(l.claimed);
         vnpu_log_error("%s: cannot allocate the weight tables of %u layers", gguf_path(f), hp->n_layer);

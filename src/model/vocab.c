@@ -325,8 +325,13 @@ static enum vnpu_status vocab_read_special_ids(struct vnpu_vocab *v, const struc
         }
         int64_t id;
         if (!gguf_get_int(f, idx, &id)) {
-            vnpu_log_error("%s: %s has type %s, expected an integer", gguf_path(f), key,
-                           gguf_type_name(gguf_kv_type(f, idx)));
+            if (gguf_kv_type(f, idx) == GGUF_TYPE_UINT64) { /* an integer, past INT64_MAX */
+                vnpu_log_error("%s: %s = %" PRIu64 ", expected 0..%" PRId32 " or 0xFFFFFFFF (none)", gguf_path(f), key,
+                               gguf_get_u64(f, idx), v->n_tokens - 1);
+            } else {
+                vnpu_log_error("%s: %s has type %s, expected an integer", gguf_path(f), key,
+                               gguf_type_name(gguf_kv_type(f, idx)));
+            }
             return VNPU_STATUS_BAD_FILE;
         }
         if (id == 0xFFFFFFFF || id == -1) {

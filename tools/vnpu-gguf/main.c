@@ -4,9 +4,14 @@
  *   vnpu-gguf FILE...              header, every kv, every tensor, totals by type
  *   vnpu-gguf --validate FILE...   "FILE: valid GGUF v3, N tensors, M kvs", or the reason it is not
  *
+ * --validate checks each file as GGUF and, when general.architecture names one vnpu runs ("llama"), as a
+ * model of it (llama_model_validate: hparams, tokenizer, every tensor's shape and type), adding
+ * ", llama model (L layers, n_embd E, n_vocab V)" to the line.
+ *
  * Exit status: 0 when every file is valid, 1 when one is not (the reason is on stderr), 2 on bad usage.
  */
 #include "gguf.h"
+#include "llama.h"
 #include "log.h"
 
 #include <inttypes.h>
@@ -20,8 +25,10 @@ static void usage(FILE *out) {
     fprintf(out, "usage: vnpu-gguf [--validate] FILE...\n"
                  "  FILE...       print each file's header, kvs, tensors and totals by type\n"
                  "  --validate    only check each file; print \"FILE: valid GGUF vN, N tensors, M kvs\"\n"
+                 "                (and \", llama model (...)\" after checking a llama file as a model too)\n"
                  "  -h, --help    this text\n"
-                 "exit status: 0 all valid, 1 a file is not valid GGUF (reason on stderr), 2 bad usage\n");
+                 "exit status: 0 all valid, 1 a file is not valid GGUF or not a valid llama model (reason on stderr),\n"
+                 "2 bad usage\n");
 }
 
 /* A numeric or bool value; every member starts at byte 0, where its little-endian bytes are. */
@@ -190,14 +197,34 @@ static int inspect(const char *path) {
     return 0;
 }
 
-/* Check path as GGUF; 0 when valid, else 1 (the reader logged why). */
+/* True when f declares the architecture vnpu runs (general.architecture = "llama"). */
+static bool is_llama(const struct gguf_file *f) {
+    const int64_t i = gguf_find_key(f, "general.architecture");
+    if (i < 0 || gguf_kv_type(f, i) != GGUF_TYPE_STRING) {
+        return false;
+    }
+    const struct gguf_str arch = gguf_get_str(f, i);
+    return arch.len == 5 && memcmp(arch.data, "llama", 5) == 0;
+}
+
+/* Check path as GGUF, and as a model when it is a llama file; 0 when valid, else 1 (the loader logged why). */
 static int validate(const char *path) {
     struct gguf_file *f = NULL;
     if (gguf_open(path, &f) != VNPU_STATUS_OK) {
         return 1;
     }
-    printf("%s: valid GGUF v%u, %" PRId64 " tensors, %" PRId64 " kvs\n", path, gguf_version(f), gguf_n_tensors(f),
+    struct llama_hparams hp;
+    const bool model = is_llama(f);
+    if (model && (llama_model_validate(f) != VNPU_STATUS_OK || llama_hparams_load(f, &hp) != VNPU_STATUS_OK)) {
+        gguf_close(f);
+        return 1;
+    }
+    printf("%s: valid GGUF v%u, %" PRId64 " tensors, %" PRId64 " kvs", path, gguf_version(f), gguf_n_tensors(f),
            gguf_n_kv(f));
+    if (model) {
+        printf(", llama model (%u layers, n_embd %u, n_vocab %u)", hp.n_layer, hp.n_embd, hp.n_vocab);
+    }
+    printf("\n");
     gguf_close(f);
     return 0;
 }
