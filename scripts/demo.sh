@@ -2,8 +2,9 @@
 # make demo: generate a story with stories260K. The model is taken from models/ or ../shared/models/,
 # else downloaded from its upstream address (Hugging Face ggml-org/models) into models/.
 set -eu
-build=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
 name=stories260K.gguf
 url=https://huggingface.co/ggml-org/models/resolve/main/tinyllamas/stories260K.gguf
 sha256=270cba1bd5109f42d03350f60406024560464db173c0e387d91f0426d3bd256d
@@ -18,7 +19,7 @@ done
 if [ -z "$model" ]; then
     mkdir -p "$top/models"
     echo "demo: downloading $name from $url" >&2
-    if curl -fsSL --retry 2 -o "$top/models/$name.part" "$url" &&
+    if curl -fsL --retry 2 -o "$top/models/$name.part" "$url" 2>/dev/null &&
         echo "$sha256  $top/models/$name.part" | sha256sum -c --status; then
         mv "$top/models/$name.part" "$top/models/$name"
         model=$top/models/$name
@@ -29,4 +30,4 @@ if [ -z "$model" ]; then
     fi
 fi
 
-exec "$top/$build/tools/vnpu-cli" -m "$model" -p "Once upon a time" -n 200 --temp 0.8 --seed 42
+exec "$build/tools/vnpu-cli" -m "$model" -p "Once upon a time" -n 200 --temp 0.8 --seed 42
