@@ -26,6 +26,12 @@ static void missing(const char *what, const char *how) {
     skip();
 }
 
+void test_require(int available, const char *what, const char *how) {
+    if (!available) {
+        missing(what, how);
+    }
+}
+
 static int file_exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;

@@ -54,6 +54,10 @@ float test_rng_normal(struct test_rng *rng, float std); /* N(0, std^2) */
 /* True when running under CI (CI=true). */
 int test_in_ci(void);
 
+/* For a tool a test needs (a cross compiler, an emulator): when !available, fail under CI, else skip,
+ * saying what is missing and how to get it, as test_model_path and test_oracle_bin do. */
+void test_require(int available, const char *what, const char *how);
+
 /* Log messages collected in memory: vnpu_log_set(test_log_collect, &log, VNPU_LOG_WARN) after zeroing a
  * struct test_log; text holds the messages one per line (cut at its size), counts by level. */
 struct test_log {
