@@ -4,8 +4,9 @@
  * Hexagon (no libc), where these functions would be the real OS and hardware.
  *
  * The NPU library exports one `const struct htp_iface htp_iface` (below). A session loads the library,
- * calls start() once with its device, then calls process() on the session's main thread ("htp-main")
- * for every request, and stop() at close. Threads the library needs come from vdsp_thread_create.
+ * calls start() once with its device, then calls process() on the session's main thread ("htp<N>-main")
+ * for every request, and stop() at close. Threads the library needs come from vdsp_thread_create. Sessions
+ * of one arch share the loaded library, so its state lives in npu_ctx, not in globals.
  *
  * Memory: DDR is reached through the session window: device address a (32 bits) is at host address
  * vdsp_window_base(dev) + a, and only mapped buffers are accessible (an access elsewhere faults, as on
@@ -20,7 +21,7 @@
 #include <stdint.h>
 
 /* The ABI between a session and its NPU library; bump on any change to this header. */
-#define VDSP_DEVICE_ABI 1
+#define VDSP_DEVICE_ABI 2
 
 /* Status of a guarded call (vdsp_call_guarded). */
 enum vdsp_fault {
@@ -40,8 +41,10 @@ struct htp_iface {
     int (*start)(struct vdsp_device *dev, uint32_t n_threads, void **npu_ctx);
     /* Serve one request: block (size bytes, host-written, src/htp/htp-msg.h) is read and the response is
      * written into it. Runs on the session's main thread, guarded: a fault ends the call and the session
-     * reports it. */
+     * reports it (the platform then answers HTP_STATUS_FAULT, blaming op rsp.n_ops_done, so process keeps
+     * n_ops_done current). */
     void (*process)(void *npu_ctx, void *block, uint32_t size);
+    /* Join the library's threads and free npu_ctx; called at close even after a fault. */
     void (*stop)(void *npu_ctx);
 };
 
@@ -50,8 +53,10 @@ struct htp_iface {
 /* Host address of device address 0 of the window; device address a is at base + a. */
 uint8_t *vdsp_window_base(struct vdsp_device *dev);
 
-/* Map the shared buffer fd (size bytes) into the window: *devaddr gets its device address. 0 on success,
- * -1 when the window has no room (the caller unmaps and retries, the sliding window of the seed). */
+/* Map the shared buffer fd (size bytes) into the window: *devaddr gets its device address, page aligned,
+ * never 0, with an inaccessible guard page after the mapping. 0 on success, -1 when the window has no room
+ * (the caller unmaps and retries, the sliding window of the seed) or, logged, when fd is not a buffer of
+ * at least size bytes. */
 int vdsp_mmap(struct vdsp_device *dev, int fd, size_t size, uint32_t *devaddr);
 /* Unmap what vdsp_mmap mapped at devaddr; later accesses fault. */
 void vdsp_munmap(struct vdsp_device *dev, uint32_t devaddr);
@@ -79,7 +84,9 @@ enum vdsp_fault vdsp_call_guarded(struct vdsp_device *dev, vdsp_thread_fn fn, vo
 const char *vdsp_fault_text(struct vdsp_device *dev);
 
 /* Acquire and release an HVX context (qurt_hvx_lock). A thread holds one while running HVX code; the pool
- * has the target's count, so more threads than contexts wait their turn, as on the hardware. */
+ * has the target's count, so more threads than contexts wait their turn, as on the hardware. Locks nest
+ * per thread (the outermost pair takes and gives back the context; an unlock holding none does nothing),
+ * and a fault ending a guarded call gives back what the call took. */
 void vdsp_hvx_lock(struct vdsp_device *dev);
 void vdsp_hvx_unlock(struct vdsp_device *dev);
 
@@ -104,7 +111,7 @@ bool vdsp_dma_push(struct vdsp_dma_queue *q, void *dst, const void *src, size_t 
                    size_t row_size, uint32_t nrows);
 
 /* The oldest queued descriptor's (dst, src), after waiting for its completion (strict FIFO). The queue must
- * not be empty. */
+ * not be empty (a pop of an empty queue is a DMA fault). */
 struct vdsp_dma_pair {
     void *dst;
     const void *src;
@@ -113,7 +120,14 @@ struct vdsp_dma_pair vdsp_dma_pop(struct vdsp_dma_queue *q);
 
 uint32_t vdsp_dma_depth(const struct vdsp_dma_queue *q); /* descriptors pushed and not yet popped */
 
+/* Bytes the queue has moved since the session opened, by destination: into VTCM (from DDR or VTCM) and
+ * into DDR; counted at push, dummies count nothing. The cost model's DMA traffic per thread. */
+void vdsp_dma_bytes(const struct vdsp_dma_queue *q, uint64_t *to_vtcm, uint64_t *to_ddr);
+
 #define VDSP_DMA_DEPTH 256
+
+/* The byte strict mode writes over a DMA destination at push: NaN in f32, f16 and bf16, -1 in integers. */
+#define VDSP_DMA_POISON 0xFFu
 
 /* ---- clocks and logging ---- */
 

@@ -49,6 +49,7 @@ struct vdsp_target {
     uint32_t n_hmx;          /* HMX units */
     size_t vtcm_size;        /* bytes */
     size_t window_size;      /* default session window (VNPU_WINDOW_MB overrides) */
+    uint32_t clock_mhz;      /* NPU clock: vdsp_cycles counts at this rate (sources in vdsp-target.c) */
 };
 
 /* The target of an arch; false for an arch vnpu does not model. */
@@ -58,28 +59,36 @@ bool vdsp_arch_parse(const char *s, enum vdsp_arch *arch);
 
 struct vdsp_session_params {
     enum vdsp_arch arch;
-    uint32_t n_threads;  /* NPU worker threads (VNPU_NHVX); may exceed the HVX contexts, which then serialise */
-    size_t window_size;  /* bytes of 32-bit address window (3.5 GB default, VNPU_WINDOW_MB) */
-    bool dma_strict;     /* VNPU_DMA_STRICT: poison at push, land at pop, report leaks and bad descriptors */
+    uint32_t n_threads;  /* NPU worker threads (VNPU_NHVX), 1..HTP_MAX_NTHREADS; may exceed the HVX contexts,
+                          * which then serialise */
+    size_t window_size;  /* bytes of 32-bit address window, 1 MiB .. 4 GiB, rounded up to pages; 0: VNPU_WINDOW_MB
+                          * if set, else the target's (3.5 GB) */
+    bool dma_strict;     /* poison at push, land at pop, report leaks; also on when VNPU_DMA_STRICT=1 */
     uint32_t session_id; /* 0 for HTP0, 1 for HTP1, ...: names threads and messages */
 };
 
 struct vdsp_session;
 
 /* Open a session: reserve the window, allocate VTCM, load libvnpu-htp-v<arch>.so (from VNPU_HTP_LIB_DIR,
- * default the directory holding libvnpu-vdsp.so), start its main thread and workers. Errors:
- * VNPU_STATUS_BAD_ARG (params), VNPU_STATUS_NO_MEMORY (window, VTCM), VNPU_STATUS_IO (library not found,
- * with its path), VNPU_STATUS_DEVICE (the library refused to start). */
+ * default the directory holding libvnpu-vdsp.so), start its main thread and workers. Sessions of one arch
+ * share the loaded library, so an NPU library keeps its state in its npu_ctx. Errors:
+ * VNPU_STATUS_BAD_ARG (params, VNPU_WINDOW_MB, VNPU_DMA_STRICT), VNPU_STATUS_NO_MEMORY (window, VTCM),
+ * VNPU_STATUS_IO (library not found, with its path), VNPU_STATUS_BAD_FILE (its htp_iface has another ABI
+ * or arch), VNPU_STATUS_DEVICE (the library refused to start). */
 enum vnpu_status vdsp_session_open(const struct vdsp_session_params *params, struct vdsp_session **out);
-/* Stop the NPU threads, unmap everything, unload the library. NULL is a no-op. */
+/* Stop the NPU threads (stop() is called even after a fault), unmap everything, unload the library. No
+ * vdsp_session_call may be in progress. NULL is a no-op. */
 void vdsp_session_close(struct vdsp_session *s);
 
 const struct vdsp_target *vdsp_session_target(const struct vdsp_session *s);
 
 /* Submit the request block at offset offset of buf (size bytes; layout in src/htp/htp-msg.h) and wait
- * for its response, written by the NPU into the same block. Returns VNPU_STATUS_OK when the NPU
- * answered (the request's own status is in the block); VNPU_STATUS_DEVICE when the session is faulted
- * (an earlier request crashed it: reopen it). */
+ * for its response, written by the NPU into the same block. Calls from several threads are served one at
+ * a time. Returns VNPU_STATUS_OK when the NPU answered (the request's own status is in the block; a
+ * request that faulted answers HTP_STATUS_FAULT with the fault's text, written by the platform when the
+ * fault ended process()); VNPU_STATUS_DEVICE when the session is faulted (an earlier request crashed it:
+ * reopen it); VNPU_STATUS_BAD_ARG when the block is not inside buf, not 8-byte aligned, or smaller than
+ * struct htp_req. */
 enum vnpu_status vdsp_session_call(struct vdsp_session *s, struct vdsp_buffer *buf, size_t offset, size_t size);
 
 /* True once a request faulted the session (bad address, DMA error in strict mode, ...); the reason is
