@@ -154,7 +154,7 @@ HVX_INLINE hvx_simd_t hvx_s_cmpgt_u(hvx_simd_t a, hvx_simd_t b, int esize) {
 #endif
 #define HVX_CMP_LANES(Q, LANE, N, OP, VU, VV) \
     HVX_FOR(i, N) HVX_FOR(j, 128 / (N)) Q.q[(128 / (N)) * i + j] = hvx_qmask((VU).LANE[i] OP(VV).LANE[i])
-/* Qd = vcmp.OP(Vu.T, Vv.T), and Qx &=, |=, ^= vcmp.OP(Vu.T, Vv.T) (Q6_Q_vcmp_OPand/or/xacc_QVTVT). */
+/* Qd = vcmp.OP(Vu.T, Vv.T), and Qx &=, |=, ^= vcmp.OP(Vu.T, Vv.T) (the and, or and xacc forms). */
 #define HVX_DEF_CMP(OPNAME, T, LANE, N, OP, SIMD)                                                                     \
     HVX_INLINE HVX_VectorPred hvx_cmp_##OPNAME##_##T(HVX_Vector vu, HVX_Vector vv) {                                  \
         HVX_VectorPred q;                                                                                             \

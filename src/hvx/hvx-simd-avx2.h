@@ -341,17 +341,20 @@ HVX_S_INLINE hvx_simd_t hvx_s_alignr(hvx_simd_t hi, hvx_simd_t lo, int n) {
     const __m256i mid = _mm256_permute2x128_si256(lo, hi, 0x21); /* lo upper lane, hi lower lane */
 #define HVX_S_ALIGNR_CASE(c) \
     case c: return (c) < 16 ? _mm256_alignr_epi8(mid, lo, (c) &15) : _mm256_alignr_epi8(hi, mid, (c) &15);
+    /* the byte count of alignr is an immediate: one case per count (four per line) */
+    // clang-format off
     switch (n) {
-        HVX_S_ALIGNR_CASE(0)
-        HVX_S_ALIGNR_CASE(1) HVX_S_ALIGNR_CASE(2) HVX_S_ALIGNR_CASE(3) HVX_S_ALIGNR_CASE(4) HVX_S_ALIGNR_CASE(5)
-            HVX_S_ALIGNR_CASE(6) HVX_S_ALIGNR_CASE(7) HVX_S_ALIGNR_CASE(8) HVX_S_ALIGNR_CASE(9) HVX_S_ALIGNR_CASE(10)
-                HVX_S_ALIGNR_CASE(11) HVX_S_ALIGNR_CASE(12) HVX_S_ALIGNR_CASE(13) HVX_S_ALIGNR_CASE(14)
-                    HVX_S_ALIGNR_CASE(15) HVX_S_ALIGNR_CASE(16) HVX_S_ALIGNR_CASE(17) HVX_S_ALIGNR_CASE(18)
-                        HVX_S_ALIGNR_CASE(19) HVX_S_ALIGNR_CASE(20) HVX_S_ALIGNR_CASE(21) HVX_S_ALIGNR_CASE(22)
-                            HVX_S_ALIGNR_CASE(23) HVX_S_ALIGNR_CASE(24) HVX_S_ALIGNR_CASE(25) HVX_S_ALIGNR_CASE(26)
-                                HVX_S_ALIGNR_CASE(27) HVX_S_ALIGNR_CASE(28) HVX_S_ALIGNR_CASE(29) HVX_S_ALIGNR_CASE(30)
-                                    HVX_S_ALIGNR_CASE(31) default : return hi;
+        HVX_S_ALIGNR_CASE(0)  HVX_S_ALIGNR_CASE(1)  HVX_S_ALIGNR_CASE(2)  HVX_S_ALIGNR_CASE(3)
+        HVX_S_ALIGNR_CASE(4)  HVX_S_ALIGNR_CASE(5)  HVX_S_ALIGNR_CASE(6)  HVX_S_ALIGNR_CASE(7)
+        HVX_S_ALIGNR_CASE(8)  HVX_S_ALIGNR_CASE(9)  HVX_S_ALIGNR_CASE(10) HVX_S_ALIGNR_CASE(11)
+        HVX_S_ALIGNR_CASE(12) HVX_S_ALIGNR_CASE(13) HVX_S_ALIGNR_CASE(14) HVX_S_ALIGNR_CASE(15)
+        HVX_S_ALIGNR_CASE(16) HVX_S_ALIGNR_CASE(17) HVX_S_ALIGNR_CASE(18) HVX_S_ALIGNR_CASE(19)
+        HVX_S_ALIGNR_CASE(20) HVX_S_ALIGNR_CASE(21) HVX_S_ALIGNR_CASE(22) HVX_S_ALIGNR_CASE(23)
+        HVX_S_ALIGNR_CASE(24) HVX_S_ALIGNR_CASE(25) HVX_S_ALIGNR_CASE(26) HVX_S_ALIGNR_CASE(27)
+        HVX_S_ALIGNR_CASE(28) HVX_S_ALIGNR_CASE(29) HVX_S_ALIGNR_CASE(30) HVX_S_ALIGNR_CASE(31)
+        default: return hi;
     }
+    // clang-format on
 #undef HVX_S_ALIGNR_CASE
 }
 /* byte k of the result = a byte (t[k] & 31) of the 32-byte table a; t bytes must be < 32 */

@@ -390,10 +390,6 @@
     X(Q6_Whf_vcvt_Vub, W_V)             \
     X(Q6_Vb_vcvt_VhfVhf, V_VV)          \
     X(Q6_Vub_vcvt_VhfVhf, V_VV)         \
-    X(Q6_Vsf_equals_Vw, V_V)            \
-    X(Q6_Vw_equals_Vsf, V_V)            \
-    X(Q6_Vhf_equals_Vh, V_V)            \
-    X(Q6_Vh_equals_Vhf, V_V)            \
     X(Q6_Vqf32_vadd_VsfVsf, V_VV)       \
     X(Q6_Vqf32_vadd_Vqf32Vqf32, V_VV)   \
     X(Q6_Vqf32_vadd_Vqf32Vsf, V_VV)     \
@@ -417,5 +413,12 @@
     X(Q6_Vsf_equals_Vqf32, V_V)         \
     X(Q6_Vhf_equals_Vqf16, V_V)         \
     X(Q6_Vhf_equals_Wqf32, V_W)
+
+/* --- v73 conversions: present when the emulated HVX version is 73 or later --- */
+#define HVX_CASES_FLOAT_V73(X) \
+    X(Q6_Vsf_equals_Vw, V_V)   \
+    X(Q6_Vw_equals_Vsf, V_V)   \
+    X(Q6_Vhf_equals_Vh, V_V)   \
+    X(Q6_Vh_equals_Vhf, V_V)
 
 #endif /* VNPU_TEST_HVX_CASE_LIST_H */

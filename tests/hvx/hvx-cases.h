@@ -16,6 +16,11 @@
 
 #include <stdint.h>
 
+#ifdef HVX_TEST_ARCH /* a test built for another HVX version than the library's default */
+#undef VNPU_HVX_ARCH
+#define VNPU_HVX_ARCH HVX_TEST_ARCH
+#endif
+
 #include "hvx.h"
 
 #define HVX_CASE_SLOTS 6

@@ -64,6 +64,7 @@ typedef void (*ref_fn)(struct hvx_case_io *io);
 #define REF_DECL(NAME, FORM) REF(NAME);
 HVX_CASES_INT(REF_DECL)
 HVX_CASES_FLOAT(REF_DECL)
+HVX_CASES_FLOAT_V73(REF_DECL)
 
 struct ref_case {
     const char *name;

@@ -13,7 +13,7 @@
 
 static void test_int_cases_match_reference(void **state) {
     (void) state;
-    assert_int_equal(hvx_check_cases(ref_cases_int, ref_cases_int_count, ITERS), 0);
+    assert_int_equal(hvx_check_cases("integer", ref_cases_int, ref_cases_int_count, ITERS), 0);
 }
 
 /* vrmpy of -128 * -128 in every byte: the one input where a PMADDUBSW pair overflows int16. */
