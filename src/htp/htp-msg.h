@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#define HTP_MSG_VERSION    1
+#define HTP_MSG_VERSION    2
 #define HTP_MAX_BUFS       16   /* distinct buffers per request (HTP_OP_MAX_BUFS) */
 #define HTP_MAX_TENSORS    8192 /* u16 indices */
 #define HTP_MAX_SRC        6
@@ -88,6 +88,7 @@ enum htp_op {
 
 /* Buffer flags. */
 #define HTP_BUF_PINNED 1u /* keep mapped across requests (KV cache, compute buffers) */
+#define HTP_BUF_UNMAP  2u /* the host is freeing it: unmap it if mapped; no tensor of the request may use it */
 
 struct htp_buf_desc {
     int32_t fd;     /* the shared buffer's fd, mapped by the NPU into its window */
@@ -151,13 +152,16 @@ struct htp_rsp {
     uint32_t n_ops_done;
     uint32_t usecs; /* whole request on the NPU */
     uint64_t cycles;
+    uint64_t cycles_start;              /* the NPU cycle counter when the request started: the trace records' base */
     uint32_t n_trace[HTP_MAX_NTHREADS]; /* trace records written per thread */
     char message[HTP_STATUS_MSG_LEN];   /* why it failed, NUL-terminated */
 };
 
 /* Request flags. */
-#define HTP_REQ_PROFILE 1u /* fill htp_op_prof */
-#define HTP_REQ_TRACE   2u /* fill the trace area */
+#define HTP_REQ_PROFILE     1u /* fill htp_op_prof */
+#define HTP_REQ_TRACE       2u /* fill the trace area */
+#define HTP_REQ_INJECT_LOAD 4u /* fault injection (tests): in op 0, a worker loads from device address 0 */
+#define HTP_REQ_INJECT_DMA  8u /* fault injection (tests): in op 0, a worker pushes a DMA row ending past VTCM */
 
 struct htp_req {
     uint32_t version; /* HTP_MSG_VERSION */

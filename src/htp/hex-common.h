@@ -1,0 +1,34 @@
+/*
+ * What every NPU source shares: min/max, alignment arithmetic and the invariant check. Freestanding: no
+ * libc on the NPU side, so an invariant that fails traps (the session dies, as a DSP process would).
+ */
+#ifndef VNPU_HEX_COMMON_H
+#define VNPU_HEX_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HEX_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define HEX_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* The L2 line and the HVX vector: DMA rows in VTCM and kernel buffers are aligned to it. */
+#define HEX_VLEN 128
+
+/* Internal invariant (never input validation): trap when x is false. */
+#define HTP_ASSERT(x)         \
+    do {                      \
+        if (!(x)) {           \
+            __builtin_trap(); \
+        }                     \
+    } while (0)
+
+/* n rounded up to a multiple of a (a power of two). */
+static inline uint32_t hex_align_up(uint32_t n, uint32_t a) {
+    return (n + a - 1) & ~(a - 1);
+}
+
+static inline int hex_is_aligned(const void *p, uintptr_t a) {
+    return ((uintptr_t) p & (a - 1)) == 0;
+}
+
+#endif /* VNPU_HEX_COMMON_H */

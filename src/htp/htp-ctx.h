@@ -1,0 +1,75 @@
+/*
+ * The NPU library's state: one struct htp_ctx per session (what start() sets up), and one struct
+ * htp_op_ctx per op being run (what a kernel's entry receives from the dispatcher in main.c).
+ */
+#ifndef VNPU_HTP_CTX_H
+#define VNPU_HTP_CTX_H
+
+#include "dma-queue.h"
+#include "hex-fastdiv.h"
+#include "htp-msg.h"
+#include "htp-tensor.h"
+#include "htp-trace.h"
+#include "vdsp-device.h"
+#include "work-queue.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Buffers a session keeps mapped at once (its window usually runs out first). */
+#define HTP_MAX_MAPPINGS 256
+
+/* One buffer mapped into the session window. */
+struct htp_mapping {
+    int32_t fd;
+    uint32_t devaddr;  /* its device address */
+    uint64_t size;     /* bytes mapped */
+    uint32_t flags;    /* HTP_BUF_* of the request that mapped it */
+    uint32_t last_req; /* the last request that used it */
+};
+
+/* This device's place among the devices sharing an op (mdev); count 1 when it runs ops alone. */
+struct htp_mdev {
+    uint32_t idx;
+    uint32_t count;
+    struct fastdiv_values count_div;
+};
+
+struct htp_ctx {
+    struct vdsp_device *dev;
+    uint32_t n_threads; /* workers, caller included */
+    uint8_t *vtcm;
+    uint32_t vtcm_size;
+    bool dma_strict; /* VNPU_DMA_STRICT: every queue must be empty after each op */
+    struct htp_mdev mdev;
+
+    struct work_queue wq;
+    struct dma_queue dma[HTP_MAX_NTHREADS];
+    struct htp_trace trace[HTP_MAX_NTHREADS];
+
+    struct htp_mapping maps[HTP_MAX_MAPPINGS];
+    uint32_t n_maps;
+    uint32_t n_req; /* requests served */
+};
+
+/* One op as its kernel sees it. */
+struct htp_op_ctx {
+    struct htp_ctx *ctx;
+    struct htp_op_desc op; /* a copy: opcode, flags, params, kernel_params (aligned for the kparams structs) */
+    uint32_t index;        /* position in the request */
+    /* Operands; src[i] is NULL where the op's optional operand is absent. */
+    const struct htp_tensor *src[HTP_MAX_SRC];
+    const struct htp_tensor *dst[HTP_MAX_DST];
+    struct htp_tensor tensors[HTP_MAX_SRC + HTP_MAX_DST]; /* what src[] and dst[] point to */
+};
+
+/* The op's kernel_params as its struct (each <op>-ops.h static_asserts it fits). */
+static inline const void *htp_op_kparams(const struct htp_op_ctx *octx) {
+    return octx->op.kparams;
+}
+
+static inline bool htp_op_skip_compute(const struct htp_op_ctx *octx) {
+    return (octx->op.flags & HTP_OP_SKIP_COMPUTE) != 0;
+}
+
+#endif /* VNPU_HTP_CTX_H */

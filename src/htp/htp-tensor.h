@@ -1,0 +1,156 @@
+/*
+ * The NPU's view of a tensor and the helpers every kernel shares (the seed's htp-tensor.h): element
+ * geometry of the types, a flat row index turned into (i1, i2, i3) with fastdiv, and the multi-device
+ * (mdev) partition helpers that keep device write ranges on distinct 128-byte DDR lines.
+ *
+ * Row-wise kernels take a (row_start, nrows) range of the flattened rows ne1 * ne2 * ne3 from the start:
+ * the whole tensor on one device, a partition of it when several devices share an op.
+ */
+#ifndef VNPU_HTP_TENSOR_H
+#define VNPU_HTP_TENSOR_H
+
+#include "hex-common.h"
+#include "hex-fastdiv.h"
+#include "htp-msg.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A tensor resolved by the dispatcher: checked to lie inside its mapped buffer. */
+struct htp_tensor {
+    uint8_t *data;             /* native address of element [0,0,0,0]: window base + device address */
+    uint32_t type;             /* enum htp_type */
+    uint32_t flags;            /* HTP_TENSOR_* */
+    uint32_t ne[HTP_MAX_DIMS]; /* elements per dimension */
+    uint32_t nb[HTP_MAX_DIMS]; /* byte strides; nb[0] is the block size for block types */
+};
+
+/* Elements per block and bytes per block of an NPU type, as GGML's type traits; false for an id the NPU
+ * does not know (the host's tests check every row against src/base/type-traits.c). */
+static inline bool htp_type_geometry(uint32_t type, uint32_t *blck, uint32_t *size) {
+    switch ((enum htp_type) type) {
+        case HTP_TYPE_F32: *blck = 1, *size = 4; return true;
+        case HTP_TYPE_F16: *blck = 1, *size = 2; return true;
+        case HTP_TYPE_Q4_0: *blck = 32, *size = 18; return true;
+        case HTP_TYPE_Q4_1: *blck = 32, *size = 20; return true;
+        case HTP_TYPE_Q8_0: *blck = 32, *size = 34; return true;
+        case HTP_TYPE_Q2_K: *blck = 256, *size = 84; return true;
+        case HTP_TYPE_Q3_K: *blck = 256, *size = 110; return true;
+        case HTP_TYPE_Q4_K: *blck = 256, *size = 144; return true;
+        case HTP_TYPE_Q5_K: *blck = 256, *size = 176; return true;
+        case HTP_TYPE_Q6_K: *blck = 256, *size = 210; return true;
+        case HTP_TYPE_IQ4_NL: *blck = 32, *size = 18; return true;
+        case HTP_TYPE_I32: *blck = 1, *size = 4; return true;
+        case HTP_TYPE_I64: *blck = 1, *size = 8; return true;
+        case HTP_TYPE_BF16: *blck = 1, *size = 2; return true;
+        case HTP_TYPE_MXFP4: *blck = 32, *size = 17; return true;
+        case HTP_TYPE_Q1_0: *blck = 128, *size = 18; return true;
+        case HTP_TYPE_Q2_0: *blck = 64, *size = 18; return true;
+    }
+    return false;
+}
+
+static inline uint32_t htp_tensor_nrows(const struct htp_tensor *t) {
+    return t->ne[1] * t->ne[2] * t->ne[3];
+}
+
+/* Address of row (i1, i2, i3). */
+static inline uint8_t *htp_tensor_row(const struct htp_tensor *t, uint32_t i1, uint32_t i2, uint32_t i3) {
+    return t->data + (uintptr_t) i1 * t->nb[1] + (uintptr_t) i2 * t->nb[2] + (uintptr_t) i3 * t->nb[3];
+}
+
+/* Flat row r of a tensor with ne[1], ne[2] = ne1, ne2 as (i1, i2, i3); div_ne1 and div_ne12 are the
+ * fastdiv values of ne1 and ne1 * ne2, precomputed by the host. The one place a kernel unravels a row. */
+struct htp_row_index {
+    uint32_t i1, i2, i3;
+};
+
+static inline struct htp_row_index htp_row_unravel(uint32_t r, uint32_t ne1, uint32_t ne2,
+                                                   const struct fastdiv_values *div_ne1,
+                                                   const struct fastdiv_values *div_ne12) {
+    struct htp_row_index ix;
+    ix.i3 = fastdiv(r, div_ne12);
+    const uint32_t r12 = r - ix.i3 * ne1 * ne2;
+    ix.i2 = fastdiv(r12, div_ne1);
+    ix.i1 = r12 - ix.i2 * ne1;
+    return ix;
+}
+
+/* ---- multi-device partitioning (seed, "Multi-Device Partitioning") ---- */
+
+#define HTP_TENSOR_MDEV_LINE_SIZE 128 /* HEX_L2_LINE_SIZE: devices never share a DDR line they write */
+
+static inline uint32_t hex_gcd_u32(uint32_t a, uint32_t b) {
+    while (b != 0) {
+        const uint32_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Dense in memory, dimensions in order, elements of elem_size bytes. */
+static inline bool htp_tensor_is_contiguous(const struct htp_tensor *t, uint32_t elem_size) {
+    return t->nb[0] == elem_size && t->nb[1] == t->nb[0] * t->ne[0] && t->nb[2] == t->nb[1] * t->ne[1] &&
+           t->nb[3] == t->nb[2] * t->ne[2];
+}
+
+static inline bool htp_tensor_mdev_data_aligned(const struct htp_tensor *t) {
+    return hex_is_aligned(t->data, HTP_TENSOR_MDEV_LINE_SIZE);
+}
+
+/* Rows per chunk so that a chunk of rows of row_size bytes is a whole number of 128-byte lines:
+ * 128 / gcd(row_size, 128), or 1 when the row and outer strides are multiples of 128 bytes. False when
+ * the tensor cannot be split by rows without two devices writing one line (unaligned base, elements not
+ * dense, an outer stride that is not a whole number of lines nor dense). */
+static inline bool htp_tensor_mdev_rows_per_chunk(const struct htp_tensor *t, uint32_t elem_size, uint32_t row_size,
+                                                  uint32_t *rows_per_chunk) {
+    *rows_per_chunk = 0;
+    if (!htp_tensor_mdev_data_aligned(t) || t->nb[0] != elem_size) {
+        return false;
+    }
+    const uint32_t line = HTP_TENSOR_MDEV_LINE_SIZE;
+    const bool lines = t->nb[1] % line == 0 && t->nb[2] % line == 0 && t->nb[3] % line == 0;
+    if (lines) {
+        *rows_per_chunk = 1;
+        return true;
+    }
+    const bool dense = t->nb[1] == row_size && t->nb[2] == t->nb[1] * t->ne[1] && t->nb[3] == t->nb[2] * t->ne[2];
+    if (!dense) {
+        return false;
+    }
+    *rows_per_chunk = line / hex_gcd_u32(row_size, line);
+    return true;
+}
+
+/* One device's share [start, start + count) of total_units. */
+struct htp_tensor_mdev_range {
+    uint32_t start;
+    uint32_t count;
+};
+
+/* Split total_units in chunks of units_per_chunk over mdev_count devices (count_div: fastdiv of
+ * mdev_count): whole chunks evenly, the remainder units to the last device. When units_per_chunk is 0
+ * (unsafe to split) or there are fewer chunks than devices, device 0 takes everything and the others
+ * nothing. */
+static inline struct htp_tensor_mdev_range htp_tensor_mdev_partition(uint32_t total_units, uint32_t units_per_chunk,
+                                                                     uint32_t mdev_idx, uint32_t mdev_count,
+                                                                     const struct fastdiv_values *count_div) {
+    struct htp_tensor_mdev_range r = {0, 0};
+    const uint32_t n_chunks = units_per_chunk ? total_units / units_per_chunk : 0;
+    if (n_chunks < mdev_count) {
+        if (mdev_idx == 0) {
+            r.count = total_units;
+        }
+        return r;
+    }
+    const uint32_t chunks_per_dev = fastdiv(n_chunks, count_div);
+    r.start = mdev_idx * chunks_per_dev * units_per_chunk;
+    r.count = chunks_per_dev * units_per_chunk;
+    if (mdev_idx == mdev_count - 1) {
+        r.count = total_units - r.start;
+    }
+    return r;
+}
+
+#endif /* VNPU_HTP_TENSOR_H */

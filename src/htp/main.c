@@ -1,0 +1,524 @@
+/*
+ * The NPU library's entry (the seed's htp/main.c): htp_iface's start, process and stop.
+ *
+ * process serves one request block (htp-msg.h): check the header and the areas it points to; map the
+ * batch's buffers into the session window, reusing mappings by fd and, when the window is short of room,
+ * unmapping every mapping the batch does not use (the seed's sliding window); then for each op resolve
+ * its tensors (each checked to lie inside its buffer), run its kernel through the opcode switch, and in
+ * strict DMA mode require every thread's queue to be empty. The first failing op ends the batch; the
+ * response carries its index, the status and a message naming the op.
+ */
+#include "act-ops.h"
+#include "binary-ops.h"
+#include "hex-common.h"
+#include "htp-arch.h"
+#include "htp-ctx.h"
+#include "htp-ops.h"
+#include "unary-ops.h"
+#include "vdsp-device.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Sessions one process can open at once (HTP0..HTP15), each with its context here: the NPU side has no
+ * heap. */
+#define HTP_MAX_SESSIONS 16
+
+static struct htp_ctx htp_ctxs[HTP_MAX_SESSIONS];
+static uint32_t htp_ctx_used[HTP_MAX_SESSIONS];
+
+/* ---- the response message (no libc: a small appender) ---- */
+
+struct htp_msg {
+    char *buf; /* the response's message field */
+    uint32_t len;
+};
+
+static void msg_str(struct htp_msg *m, const char *s) {
+    while (*s && m->len + 1 < HTP_STATUS_MSG_LEN) {
+        m->buf[m->len++] = *s++;
+    }
+    m->buf[m->len] = 0;
+}
+
+static void msg_u64(struct htp_msg *m, uint64_t v, uint32_t base) {
+    char digits[24];
+    int n = 0;
+    do {
+        digits[n++] = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v != 0);
+    char out[27] = {0};
+    int k = 0;
+    if (base == 16) {
+        out[k++] = '0';
+        out[k++] = 'x';
+    }
+    while (n > 0) {
+        out[k++] = digits[--n];
+    }
+    msg_str(m, out);
+}
+
+/* ---- the request block ---- */
+
+/* The areas of a checked request and its buffers' device addresses. */
+struct htp_batch {
+    struct htp_req *req;
+    const struct htp_buf_desc *bufs;
+    const struct htp_tensor_desc *tensors;
+    const struct htp_op_desc *ops;
+    struct htp_op_prof *prof;       /* NULL unless HTP_REQ_PROFILE */
+    struct htp_trace_evt *trace;    /* NULL unless HTP_REQ_TRACE */
+    uint32_t devaddr[HTP_MAX_BUFS]; /* where each buffer is mapped */
+    bool usable[HTP_MAX_BUFS];      /* mapped for this request (not an HTP_BUF_UNMAP entry) */
+};
+
+/* Whether count items of size bytes at offset off (8-byte aligned) lie inside a block of size bytes. */
+static bool area_ok(uint32_t off, uint64_t count, uint64_t item, uint32_t size) {
+    return off % 8 == 0 && (uint64_t) off + count * item <= size;
+}
+
+static uint32_t batch_check(struct htp_ctx *ctx, struct htp_req *req, uint32_t size, struct htp_batch *b,
+                            struct htp_msg *m) {
+    if (req->version != HTP_MSG_VERSION) {
+        msg_str(m, "request version ");
+        msg_u64(m, req->version, 10);
+        msg_str(m, ", expected ");
+        msg_u64(m, HTP_MSG_VERSION, 10);
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    const bool profile = (req->flags & HTP_REQ_PROFILE) != 0, trace = (req->flags & HTP_REQ_TRACE) != 0;
+    if (req->n_bufs > HTP_MAX_BUFS || req->n_tensors > HTP_MAX_TENSORS ||
+        !area_ok(req->off_bufs, req->n_bufs, sizeof(struct htp_buf_desc), size) ||
+        !area_ok(req->off_tensors, req->n_tensors, sizeof(struct htp_tensor_desc), size) ||
+        !area_ok(req->off_ops, req->n_ops, sizeof(struct htp_op_desc), size) ||
+        (profile && !area_ok(req->off_prof, req->n_ops, sizeof(struct htp_op_prof), size)) ||
+        (trace &&
+         !area_ok(req->off_trace, (uint64_t) ctx->n_threads * req->n_trace, sizeof(struct htp_trace_evt), size))) {
+        msg_str(m, "request layout outside its ");
+        msg_u64(m, size, 10);
+        msg_str(m, "-byte block or past the limits (bufs, tensors)");
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    uint8_t *base = (uint8_t *) req;
+    b->req = req;
+    b->bufs = (const struct htp_buf_desc *) (base + req->off_bufs);
+    b->tensors = (const struct htp_tensor_desc *) (base + req->off_tensors);
+    b->ops = (const struct htp_op_desc *) (base + req->off_ops);
+    b->prof = profile ? (struct htp_op_prof *) (base + req->off_prof) : NULL;
+    b->trace = trace ? (struct htp_trace_evt *) (base + req->off_trace) : NULL;
+    return HTP_STATUS_OK;
+}
+
+/* ---- buffer mappings (the sliding window) ---- */
+
+static struct htp_mapping *map_find(struct htp_ctx *ctx, int32_t fd) {
+    for (uint32_t i = 0; i < ctx->n_maps; i++) {
+        if (ctx->maps[i].fd == fd) {
+            return &ctx->maps[i];
+        }
+    }
+    return NULL;
+}
+
+static void map_remove(struct htp_ctx *ctx, struct htp_mapping *map) {
+    vdsp_munmap(ctx->dev, map->devaddr);
+    *map = ctx->maps[--ctx->n_maps];
+}
+
+static bool batch_uses_fd(const struct htp_batch *b, int32_t fd) {
+    for (uint32_t i = 0; i < b->req->n_bufs; i++) {
+        if (b->bufs[i].fd == fd && !(b->bufs[i].flags & HTP_BUF_UNMAP)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Unmap every mapping the batch does not use; false if there was none. */
+static bool map_evict(struct htp_ctx *ctx, const struct htp_batch *b) {
+    bool any = false;
+    for (uint32_t i = 0; i < ctx->n_maps;) {
+        if (!batch_uses_fd(b, ctx->maps[i].fd)) {
+            map_remove(ctx, &ctx->maps[i]);
+            any = true;
+        } else {
+            i++;
+        }
+    }
+    return any;
+}
+
+/* Map buffer i of the batch (or reuse its mapping; unmap it for HTP_BUF_UNMAP). */
+static uint32_t map_buf(struct htp_ctx *ctx, struct htp_batch *b, uint32_t i, struct htp_msg *m) {
+    const struct htp_buf_desc *d = &b->bufs[i];
+    struct htp_mapping *map = map_find(ctx, d->fd);
+    if (map && (map->size != d->size || (d->flags & HTP_BUF_UNMAP))) {
+        map_remove(ctx, map);
+        map = NULL;
+    }
+    if (d->flags & HTP_BUF_UNMAP) {
+        return HTP_STATUS_OK;
+    }
+    if (!map) {
+        uint32_t addr = 0;
+        bool room =
+            d->fd >= 0 && d->size > 0 && d->size <= UINT32_MAX && (ctx->n_maps < HTP_MAX_MAPPINGS || map_evict(ctx, b));
+        int rc = room ? vdsp_mmap(ctx->dev, d->fd, (size_t) d->size, &addr) : -1;
+        if (room && rc != 0 && map_evict(ctx, b)) {
+            rc = vdsp_mmap(ctx->dev, d->fd, (size_t) d->size, &addr);
+        }
+        if (rc != 0) {
+            msg_str(m, "cannot map buffer ");
+            msg_u64(m, i, 10);
+            msg_str(m, " (fd ");
+            msg_u64(m, (uint32_t) d->fd, 10);
+            msg_str(m, ", ");
+            msg_u64(m, d->size, 10);
+            msg_str(m, " bytes): the window has no room");
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+        map = &ctx->maps[ctx->n_maps++];
+        map->fd = d->fd;
+        map->devaddr = addr;
+        map->size = d->size;
+        map->flags = d->flags;
+    }
+    map->last_req = ctx->n_req;
+    b->devaddr[i] = map->devaddr;
+    b->usable[i] = true;
+    return HTP_STATUS_OK;
+}
+
+static uint32_t batch_map(struct htp_ctx *ctx, struct htp_batch *b, struct htp_msg *m) {
+    for (uint32_t i = 0; i < b->req->n_bufs; i++) {
+        b->usable[i] = false;
+    }
+    for (uint32_t i = 0; i < b->req->n_bufs; i++) {
+        const uint32_t st = map_buf(ctx, b, i, m);
+        if (st != HTP_STATUS_OK) {
+            return st;
+        }
+    }
+    return HTP_STATUS_OK;
+}
+
+/* ---- tensors ---- */
+
+/* Tensor ti of the batch as a native view, checked to lie inside its buffer. */
+static uint32_t tensor_resolve(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t ti, struct htp_tensor *t,
+                               struct htp_msg *m) {
+    const struct htp_tensor_desc *d = ti < b->req->n_tensors ? &b->tensors[ti] : NULL;
+    uint32_t blck = 0, tsize = 0;
+    if (!d || d->bi >= b->req->n_bufs || !b->usable[d->bi] || !htp_type_geometry(d->type, &blck, &tsize) ||
+        d->ne[0] % blck != 0) {
+        msg_str(m, "tensor ");
+        msg_u64(m, ti, 10);
+        msg_str(m, ": bad index, buffer or type");
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    uint64_t end = d->offset;
+    bool empty = false;
+    for (int i = 0; i < HTP_MAX_DIMS; i++) {
+        empty = empty || d->ne[i] == 0;
+        end += (uint64_t) ((i == 0 ? d->ne[0] / blck : d->ne[i]) - 1) * d->nb[i];
+    }
+    end = empty ? d->offset : end + tsize;
+    if (end > b->bufs[d->bi].size) {
+        msg_str(m, "tensor ");
+        msg_u64(m, ti, 10);
+        msg_str(m, " ends at byte ");
+        msg_u64(m, end, 10);
+        msg_str(m, " of a ");
+        msg_u64(m, b->bufs[d->bi].size, 10);
+        msg_str(m, "-byte buffer");
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    t->data = vdsp_window_base(ctx->dev) + b->devaddr[d->bi] + d->offset;
+    t->type = d->type;
+    t->flags = d->flags;
+    for (int i = 0; i < HTP_MAX_DIMS; i++) {
+        t->ne[i] = d->ne[i];
+        t->nb[i] = d->nb[i];
+    }
+    return HTP_STATUS_OK;
+}
+
+/* The op's operands into octx: required ones must be present, optional ones may be absent. */
+static uint32_t op_resolve(struct htp_ctx *ctx, const struct htp_batch *b, struct htp_op_ctx *octx, struct htp_msg *m) {
+    uint32_t n_src = 0, n_dst = 0;
+    if (!htp_op_operands(octx->op.opcode, &n_src, &n_dst)) {
+        msg_str(m, "unknown opcode");
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    struct htp_tensor *next = octx->tensors;
+    for (uint32_t j = 0; j < HTP_MAX_SRC + HTP_MAX_DST; j++) {
+        const bool is_src = j < HTP_MAX_SRC;
+        const uint32_t k = is_src ? j : j - HTP_MAX_SRC;
+        const uint16_t ti = is_src ? octx->op.src[k] : octx->op.dst[k];
+        const struct htp_tensor **slot = is_src ? &octx->src[k] : &octx->dst[k];
+        *slot = NULL;
+        if (ti == HTP_NO_TENSOR) {
+            if (k < (is_src ? n_src : n_dst)) {
+                msg_str(m, is_src ? "missing src " : "missing dst ");
+                msg_u64(m, k, 10);
+                return HTP_STATUS_INVAL_PARAMS;
+            }
+            continue;
+        }
+        const uint32_t st = tensor_resolve(ctx, b, ti, next, m);
+        if (st != HTP_STATUS_OK) {
+            return st;
+        }
+        *slot = next++;
+    }
+    return HTP_STATUS_OK;
+}
+
+/* ---- ops ---- */
+
+static uint32_t op_dispatch(struct htp_op_ctx *octx) {
+    switch ((enum htp_op) octx->op.opcode) {
+        case HTP_OP_ADD:
+        case HTP_OP_SUB:
+        case HTP_OP_MUL:
+        case HTP_OP_DIV: return op_binary(octx);
+        case HTP_OP_SCALE:
+        case HTP_OP_RMS_NORM:
+        case HTP_OP_RMS_NORM_MUL: return op_unary(octx);
+        case HTP_OP_UNARY_SILU:
+        case HTP_OP_UNARY_GELU:
+        case HTP_OP_GLU_SWIGLU: return op_act(octx);
+        case HTP_OP_ROPE:
+        case HTP_OP_SOFT_MAX:
+        case HTP_OP_GET_ROWS:
+        case HTP_OP_SET_ROWS:
+        case HTP_OP_CPY:
+        case HTP_OP_FLASH_ATTN_EXT:
+        case HTP_OP_MUL_MAT:
+        case HTP_OP_MUL_MAT_ID: return HTP_STATUS_NO_SUPPORT; /* their kernels come with their own families */
+        case HTP_OP_COUNT: break;
+    }
+    return HTP_STATUS_NO_SUPPORT;
+}
+
+/* Fault injection (HTP_REQ_INJECT_*): the last worker of the pool makes the bad access, so the fault takes
+ * the path of a kernel's fault on a worker thread. */
+struct inject_job {
+    struct htp_ctx *ctx;
+    uint32_t flags;
+};
+
+static void inject_worker(unsigned nth, unsigned ith, void *arg) {
+    const struct inject_job *j = arg;
+    struct htp_ctx *ctx = j->ctx;
+    if (ith != nth - 1) {
+        return;
+    }
+    if (j->flags & HTP_REQ_INJECT_LOAD) {
+        const volatile uint8_t *unmapped = vdsp_window_base(ctx->dev); /* device address 0: never mapped */
+        (void) *unmapped;
+    }
+    if (j->flags & HTP_REQ_INJECT_DMA) {
+        uint8_t *vtcm_end = ctx->vtcm + vdsp_vtcm_size(ctx->dev);
+        dma_queue_push(&ctx->dma[ith], dma_make_pair(vtcm_end - HEX_VLEN / 2, ctx->vtcm), HEX_VLEN, HEX_VLEN, HEX_VLEN,
+                       1);
+        dma_queue_pop(&ctx->dma[ith]);
+    }
+}
+
+static uint32_t op_inject(struct htp_ctx *ctx, uint32_t flags) {
+    struct inject_job j = {ctx, flags};
+    return work_queue_run(&ctx->wq, inject_worker, &j, ctx->n_threads) == VDSP_FAULT_NONE ? HTP_STATUS_OK
+                                                                                          : HTP_STATUS_FAULT;
+}
+
+/* Strict DMA: an op must leave every queue empty. Leftovers are drained so the next op starts clean. */
+static uint32_t op_check_dma(struct htp_ctx *ctx, struct htp_msg *m) {
+    uint32_t st = HTP_STATUS_OK;
+    for (uint32_t i = 0; i < ctx->n_threads; i++) {
+        const uint32_t depth = dma_queue_depth(&ctx->dma[i]);
+        if (depth > 0) {
+            if (st == HTP_STATUS_OK) {
+                msg_str(m, "DMA queue of thread ");
+                msg_u64(m, i, 10);
+                msg_str(m, " holds ");
+                msg_u64(m, depth, 10);
+                msg_str(m, " pushes never popped");
+            }
+            dma_queue_flush(&ctx->dma[i]);
+            st = HTP_STATUS_DMA_LEAK;
+        }
+    }
+    return st;
+}
+
+static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t i, struct htp_msg *m) {
+    struct htp_op_ctx octx;
+    octx.ctx = ctx;
+    __builtin_memcpy(&octx.op, &b->ops[i], sizeof(octx.op));
+    octx.index = i;
+    const uint64_t c0 = vdsp_cycles(ctx->dev), t0 = vdsp_usecs(ctx->dev);
+    htp_trace_start(&ctx->trace[0], HTP_TRACE_OP, i);
+    msg_str(m, "op ");
+    msg_u64(m, i, 10);
+    msg_str(m, " (");
+    msg_str(m, htp_op_name(octx.op.opcode));
+    msg_str(m, "): ");
+    const uint32_t prefix = m->len;
+    const uint32_t inject = i == 0 ? b->req->flags & (HTP_REQ_INJECT_LOAD | HTP_REQ_INJECT_DMA) : 0;
+    uint32_t st = op_resolve(ctx, b, &octx, m);
+    if (st == HTP_STATUS_OK) {
+        st = inject ? op_inject(ctx, inject) : HTP_STATUS_OK;
+        st = st == HTP_STATUS_OK ? op_dispatch(&octx) : st;
+        if (st == HTP_STATUS_FAULT) {
+            msg_str(m, vdsp_fault_text(ctx->dev));
+        } else if (st == HTP_STATUS_OK && ctx->dma_strict) {
+            st = op_check_dma(ctx, m);
+        } else if (st != HTP_STATUS_OK && m->len == prefix) {
+            msg_str(m, st == HTP_STATUS_VTCM_TOO_SMALL ? "the kernel's VTCM layout does not fit"
+                       : st == HTP_STATUS_NO_SUPPORT   ? "no kernel for these operand types"
+                                                       : "kernel_params or shapes rejected by the kernel");
+        }
+    }
+    htp_trace_stop(&ctx->trace[0], HTP_TRACE_OP, i);
+    if (st == HTP_STATUS_OK) {
+        m->len = 0;
+        m->buf[0] = 0;
+    }
+    if (b->prof) {
+        b->prof[i].usecs = (uint32_t) (vdsp_usecs(ctx->dev) - t0);
+        b->prof[i].pad = 0;
+        b->prof[i].cycles = vdsp_cycles(ctx->dev) - c0;
+    }
+    return st;
+}
+
+/* ---- htp_iface ---- */
+
+static int htp_start(struct vdsp_device *dev, uint32_t n_threads, void **npu_ctx) {
+    if (n_threads == 0 || n_threads > HTP_MAX_NTHREADS) {
+        vdsp_log(dev, "htp: %u threads requested, 1..%d supported", n_threads, HTP_MAX_NTHREADS);
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    struct htp_ctx *ctx = NULL;
+    for (uint32_t i = 0; i < HTP_MAX_SESSIONS && !ctx; i++) {
+        uint32_t free_slot = 0;
+        if (__atomic_compare_exchange_n(&htp_ctx_used[i], &free_slot, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            ctx = &htp_ctxs[i];
+        }
+    }
+    if (!ctx) {
+        vdsp_log(dev, "htp: more than %d sessions in one process", HTP_MAX_SESSIONS);
+        return HTP_STATUS_INTERNAL_ERR;
+    }
+    const size_t vtcm_size = vdsp_vtcm_size(dev);
+    ctx->dev = dev;
+    ctx->n_threads = n_threads;
+    ctx->vtcm = vdsp_vtcm_base(dev);
+    ctx->vtcm_size = (uint32_t) HEX_MIN(vtcm_size, (size_t) HTP_ARCH_VTCM_SIZE);
+    ctx->dma_strict = vdsp_dma_strict(dev);
+    ctx->mdev.idx = 0;
+    ctx->mdev.count = 1;
+    ctx->mdev.count_div = fastdiv_init(1);
+    ctx->n_maps = 0;
+    ctx->n_req = 0;
+    for (uint32_t i = 0; i < n_threads; i++) {
+        ctx->trace[i].evt = NULL;
+        ctx->trace[i].n = 0;
+        ctx->trace[i].cap = 0;
+        ctx->trace[i].dev = dev;
+        ctx->dma[i].hw = vdsp_dma_queue_get(dev, i);
+        ctx->dma[i].tr = &ctx->trace[i];
+        ctx->dma[i].n_pop = 0;
+    }
+    if (work_queue_init(&ctx->wq, dev, n_threads) != 0) {
+        vdsp_log(dev, "htp: cannot start %u worker threads", n_threads - 1);
+        __atomic_store_n(&htp_ctx_used[ctx - htp_ctxs], 0, __ATOMIC_RELEASE);
+        return HTP_STATUS_INTERNAL_ERR;
+    }
+    vdsp_log(dev, "htp: v%d library, %u threads, %u bytes of VTCM, strict DMA %s", HTP_ARCH, n_threads, ctx->vtcm_size,
+             ctx->dma_strict ? "on" : "off");
+    *npu_ctx = ctx;
+    return 0;
+}
+
+/* Point each thread's trace at its records in the block (or switch tracing off). */
+static void batch_trace_begin(struct htp_ctx *ctx, const struct htp_batch *b) {
+    for (uint32_t i = 0; i < ctx->n_threads; i++) {
+        ctx->trace[i].evt = b->trace ? b->trace + (size_t) i * b->req->n_trace : NULL;
+        ctx->trace[i].n = 0;
+        ctx->trace[i].cap = b->trace ? b->req->n_trace : 0;
+        ctx->dma[i].n_pop = 0;
+    }
+}
+
+/* Report the records written and switch tracing off (a request that never began tracing reports 0). */
+static void batch_trace_end(struct htp_ctx *ctx, struct htp_rsp *rsp) {
+    for (uint32_t i = 0; i < HTP_MAX_NTHREADS; i++) {
+        rsp->n_trace[i] = i < ctx->n_threads ? ctx->trace[i].n : 0;
+    }
+    for (uint32_t i = 0; i < ctx->n_threads; i++) {
+        ctx->trace[i].n = 0;
+        ctx->trace[i].cap = 0;
+    }
+}
+
+static void htp_process(void *npu_ctx, void *block, uint32_t size) {
+    struct htp_ctx *ctx = npu_ctx;
+    if (size < sizeof(struct htp_req)) {
+        vdsp_log(ctx->dev, "htp: a %u-byte request block has no room for its header", size);
+        return;
+    }
+    struct htp_req *req = block;
+    struct htp_rsp *rsp = &req->rsp;
+    struct htp_msg m = {rsp->message, 0};
+    m.buf[0] = 0;
+    rsp->failed_op = 0;
+    rsp->n_ops_done = 0;
+    rsp->cycles_start = vdsp_cycles(ctx->dev);
+    const uint64_t t0 = vdsp_usecs(ctx->dev);
+    ctx->n_req++;
+
+    struct htp_batch b;
+    uint32_t st = batch_check(ctx, req, size, &b, &m);
+    if (st == HTP_STATUS_OK) {
+        st = batch_map(ctx, &b, &m);
+    }
+    if (st == HTP_STATUS_OK) {
+        batch_trace_begin(ctx, &b);
+        for (uint32_t i = 0; i < req->n_ops && st == HTP_STATUS_OK; i++) {
+            st = op_run(ctx, &b, i, &m);
+            if (st == HTP_STATUS_OK) {
+                rsp->n_ops_done++;
+            } else {
+                rsp->failed_op = i;
+            }
+        }
+    }
+    batch_trace_end(ctx, rsp);
+    if (st != HTP_STATUS_OK) {
+        vdsp_log(ctx->dev, "htp: request %u failed with status %u: %s", req->id, st, rsp->message);
+    }
+    rsp->usecs = (uint32_t) (vdsp_usecs(ctx->dev) - t0);
+    rsp->cycles = vdsp_cycles(ctx->dev) - rsp->cycles_start;
+    rsp->status = st;
+}
+
+static void htp_stop(void *npu_ctx) {
+    struct htp_ctx *ctx = npu_ctx;
+    work_queue_free(&ctx->wq);
+    while (ctx->n_maps > 0) {
+        map_remove(ctx, &ctx->maps[ctx->n_maps - 1]);
+    }
+    __atomic_store_n(&htp_ctx_used[ctx - htp_ctxs], 0, __ATOMIC_RELEASE);
+}
+
+__attribute__((visibility("default"))) const struct htp_iface htp_iface = {
+    .abi = VDSP_DEVICE_ABI,
+    .arch = HTP_ARCH,
+    .start = htp_start,
+    .process = htp_process,
+    .stop = htp_stop,
+};

@@ -1,0 +1,132 @@
+/* The NPU worker pool: see work-queue.h. */
+#include "work-queue.h"
+
+#include "hex-common.h"
+
+#include <stdbool.h>
+
+/* Spins on the job number before sleeping: a decode step sends jobs back to back. */
+#define WORK_QUEUE_SPIN 256
+
+static const char *const work_queue_names[HTP_MAX_NTHREADS] = {
+    "htp-main", "htp-w1", "htp-w2", "htp-w3", "htp-w4", "htp-w5", "htp-w6", "htp-w7", "htp-w8", "htp-w9",
+};
+
+struct work_queue_call {
+    struct work_queue *q;
+    uint32_t ith;
+};
+
+static void work_queue_call_job(void *arg) {
+    const struct work_queue_call *c = arg;
+    c->q->fn(c->q->n, c->ith, c->q->data);
+}
+
+/* Job ith of the current job, holding an HVX context, guarded; a fault is recorded (first one wins). */
+static void work_queue_job(struct work_queue *q, uint32_t ith) {
+    struct work_queue_call c = {q, ith};
+    vdsp_hvx_lock(q->dev);
+    const enum vdsp_fault f = vdsp_call_guarded(q->dev, work_queue_call_job, &c);
+    vdsp_hvx_unlock(q->dev);
+    if (f != VDSP_FAULT_NONE) {
+        uint32_t none = VDSP_FAULT_NONE;
+        __atomic_compare_exchange_n(&q->fault, &none, (uint32_t) f, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
+}
+
+/* Wait until *word differs from value: spin a little, then sleep on the futex. */
+static uint32_t work_queue_wait_change(volatile uint32_t *word, uint32_t value) {
+    uint32_t now;
+    for (int i = 0; i < WORK_QUEUE_SPIN; i++) {
+        if ((now = __atomic_load_n(word, __ATOMIC_ACQUIRE)) != value) {
+            return now;
+        }
+    }
+    while ((now = __atomic_load_n(word, __ATOMIC_ACQUIRE)) == value) {
+        vdsp_futex_wait(word, value);
+    }
+    return now;
+}
+
+/* A worker thread: every job is acknowledged by every worker (so none can miss one), run by those with
+ * ith < n. */
+static void work_queue_thread(void *arg) {
+    struct work_queue_worker *w = arg;
+    struct work_queue *q = w->q;
+    uint32_t seen = 0;
+    for (;;) {
+        seen = work_queue_wait_change(&q->seq, seen);
+        if (__atomic_load_n(&q->stop, __ATOMIC_ACQUIRE)) {
+            return;
+        }
+        if (w->ith < q->n) {
+            work_queue_job(q, w->ith);
+        }
+        if (__atomic_sub_fetch(&q->pending, 1, __ATOMIC_ACQ_REL) == 0) {
+            vdsp_futex_wake(&q->pending, 1);
+        }
+    }
+}
+
+/* Publish a job (or the stop request) to every worker. */
+static void work_queue_publish(struct work_queue *q) {
+    __atomic_store_n(&q->pending, q->n_threads - 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&q->seq, 1, __ATOMIC_RELEASE);
+    vdsp_futex_wake(&q->seq, q->n_threads - 1);
+}
+
+static void work_queue_wait_all(struct work_queue *q) {
+    uint32_t p;
+    while ((p = __atomic_load_n(&q->pending, __ATOMIC_ACQUIRE)) != 0) {
+        work_queue_wait_change(&q->pending, p);
+    }
+}
+
+int work_queue_init(struct work_queue *q, struct vdsp_device *dev, uint32_t n_threads) {
+    q->dev = dev;
+    q->n_threads = 1;
+    q->seq = 0;
+    q->stop = 0;
+    q->fault = VDSP_FAULT_NONE;
+    q->n = 0;
+    for (uint32_t i = 1; i < n_threads; i++) {
+        struct work_queue_worker *w = &q->workers[i];
+        w->q = q;
+        w->ith = i;
+        const int rc = vdsp_thread_create(dev, work_queue_thread, w, work_queue_names[i], &w->thread_id);
+        if (rc != 0) {
+            work_queue_free(q);
+            return rc;
+        }
+        q->n_threads = i + 1;
+    }
+    return 0;
+}
+
+enum vdsp_fault work_queue_run(struct work_queue *q, work_queue_fn fn, void *data, uint32_t n) {
+    n = HEX_MIN(n, q->n_threads);
+    q->fn = fn;
+    q->data = data;
+    q->n = n;
+    __atomic_store_n(&q->fault, VDSP_FAULT_NONE, __ATOMIC_RELAXED);
+    if (n <= 1) {
+        work_queue_job(q, 0);
+    } else {
+        work_queue_publish(q);
+        work_queue_job(q, 0);
+        work_queue_wait_all(q);
+    }
+    return (enum vdsp_fault) __atomic_load_n(&q->fault, __ATOMIC_ACQUIRE);
+}
+
+void work_queue_free(struct work_queue *q) {
+    if (q->n_threads > 1) {
+        q->n = 0;
+        __atomic_store_n(&q->stop, 1, __ATOMIC_RELEASE);
+        work_queue_publish(q);
+        for (uint32_t i = 1; i < q->n_threads; i++) {
+            vdsp_thread_join(q->dev, q->workers[i].thread_id);
+        }
+    }
+    q->n_threads = 1;
+}
