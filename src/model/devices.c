@@ -2,6 +2,7 @@
 #include "llama.h"
 
 #include "cpu-backend.h"
+#include "htp-host.h"
 #include "log.h"
 
 #include <string.h>
@@ -11,7 +12,11 @@ static enum vnpu_status device_open(const char *name, size_t len, int n_threads,
     if (len == 3 && memcmp(name, "CPU", 3) == 0) {
         return vnpu_cpu_device_new(n_threads, dev);
     }
-    vnpu_log_error("unknown device '%.*s' (available: CPU)", (int) len, name);
+    uint32_t index;
+    if (vnpu_htp_device_parse(name, len, &index)) {
+        return vnpu_htp_device_new(index, dev);
+    }
+    vnpu_log_error("unknown device '%.*s' (available: CPU, HTP0..HTP<VNPU_NDEV - 1>)", (int) len, name);
     return VNPU_STATUS_BAD_ARG;
 }
 

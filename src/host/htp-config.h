@@ -1,0 +1,39 @@
+/*
+ * The HTP devices' environment (the variables listed in htp-host.h), parsed once and shared.
+ */
+#ifndef VNPU_HTP_CONFIG_H
+#define VNPU_HTP_CONFIG_H
+
+#include "vdsp.h"
+#include "vnpu.h"
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* VNPU_OPSTAGE bits (GGML_HEXAGON_OPSTAGE). */
+#define HTP_OPSTAGE_QUEUE   1u /* send ops to the NPU */
+#define HTP_OPSTAGE_COMPUTE 2u /* compute them (else HTP_OP_SKIP_COMPUTE: dispatch and DMA only) */
+
+struct htp_config {
+    uint32_t ndev;          /* VNPU_NDEV: 1..16 */
+    uint32_t nhvx;          /* VNPU_NHVX: 1..HTP_MAX_NTHREADS; 0 = the default (min(host cores, HVX contexts)) */
+    enum vdsp_arch arch;    /* VNPU_ARCH */
+    bool hostbuf;           /* VNPU_HOSTBUF=1 */
+    uint32_t verbose;       /* VNPU_VERBOSE: 0, 1, 2 */
+    uint32_t profile;       /* VNPU_PROFILE: 0, 1, 2 */
+    uint32_t opstage;       /* VNPU_OPSTAGE: HTP_OPSTAGE_* bits */
+    bool has_opfilter;      /* VNPU_OPFILTER set */
+    regex_t opfilter;       /* compiled with REG_EXTENDED | REG_ICASE | REG_NOSUB */
+    const char *opfilter_s; /* its text */
+};
+
+/* The parsed environment; VNPU_STATUS_BAD_ARG (logged once per call, naming the variable and its range)
+ * when a variable is malformed. Thread-safe; parsed on the first call. */
+enum vnpu_status htp_config_get(const struct htp_config **out);
+
+/* A VNPU_VERBOSE / VNPU_PROFILE line: to the log at info level when info is shown, else to stderr (the
+ * variables ask for these lines whatever the log level). */
+void htp_config_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* VNPU_HTP_CONFIG_H */

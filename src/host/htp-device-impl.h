@@ -1,0 +1,156 @@
+/*
+ * The HTP device's internals, shared by the src/host files: the device, its memory for tensors that live
+ * outside HTP buffers, the op table that turns nodes into NPU ops, requests, profile and trace.
+ */
+#ifndef VNPU_HTP_DEVICE_IMPL_H
+#define VNPU_HTP_DEVICE_IMPL_H
+
+#include "backend.h"
+#include "htp-config.h"
+#include "htp-host.h"
+#include "htp-msg.h"
+#include "tensor.h"
+#include "vdsp.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- memory (htp-buffer.c, htp-stage.c) ---- */
+
+/* The buffer types of device index: "HTP<index>" (compute, KV cache: pinned in the window) or
+ * "HTP<index>-REPACK" (weights). Static: they outlive devices, as buffers may. */
+struct vnpu_buffer_type *htp_buffer_type(uint32_t index, bool repack);
+
+/* The shared-DDR buffer holding t's data and t's byte offset in it, or NULL when t lives in memory no
+ * session can map (host buffers, the model file's mapping). pinned: the buffer stays mapped. */
+struct vdsp_buffer *htp_buffer_of(const struct vnpu_tensor *t, size_t *offset, bool *pinned);
+
+/* Shared-DDR copies of tensors the NPU cannot map: weights are copied once and kept, other tensors are
+ * copied in before each request that reads them and out after each request that writes them. */
+struct htp_stage_entry {
+    const void *host;        /* the tensor's memory */
+    size_t size;             /* its bytes */
+    struct vdsp_buffer *buf; /* where the copy is */
+    size_t offset;
+};
+
+struct htp_stage {
+    struct htp_stage_entry *weights; /* open addressing on host; cap_weights a power of two */
+    uint32_t n_weights, cap_weights;
+    struct vdsp_buffer **chunks; /* weight copies, bump allocated in the last chunk */
+    uint32_t n_chunks;
+    size_t chunk_used;
+    struct vdsp_buffer **scratch_chunks; /* per-request copies, bump allocated from the first chunk again */
+    uint32_t n_scratch, scratch_cur;
+    size_t scratch_used;
+};
+
+/* Where the NPU reads t: its HTP buffer, else a weight copy (made now if needed), else a slot of the
+ * request scratch (*copy true: the caller copies the data in before sending, out after for a dst).
+ * Errors: VNPU_STATUS_NO_MEMORY. */
+enum vnpu_status htp_stage_place(struct htp_stage *st, const struct vnpu_tensor *t, struct vdsp_buffer **buf,
+                                 size_t *offset, bool *pinned, bool *copy);
+/* Start a request: the scratch is empty again. */
+void htp_stage_reset(struct htp_stage *st);
+/* Free every copy (the device's session must be closed: it may map them). */
+void htp_stage_free(struct htp_stage *st);
+
+/* ---- the device (htp-device.c) ---- */
+
+/* Per htp opcode under VNPU_PROFILE. */
+struct htp_prof_row {
+    uint64_t count;
+    uint64_t npu_usecs; /* the NPU's time for the op */
+};
+
+struct htp_device {
+    struct vnpu_device base;
+    uint32_t index;
+    char name[16]; /* "HTP<index>" */
+    const struct htp_config *cfg;
+    struct vdsp_target target;
+    uint32_t n_threads; /* NPU workers of the session */
+    struct vdsp_session *session;
+    pthread_mutex_t lock; /* one request at a time (graph_compute, unmaps from buffer frees) */
+
+    struct vdsp_buffer *req; /* the request block */
+    struct htp_batch *batch; /* the request being built (htp-request.c) */
+    uint32_t req_id;
+    uint32_t inject; /* HTP_REQ_INJECT_* for the next request */
+    struct htp_stage stage;
+
+    struct htp_prof_row prof[HTP_OP_COUNT];
+    uint64_t prof_requests;
+    double prof_host_us; /* requests, send to answer */
+
+    FILE *trace; /* --trace: the JSON being written, NULL when not tracing */
+    char *trace_path;
+    uint32_t trace_events;
+};
+
+/* Send the request in d->req (size bytes) and wait: reopens a faulted session first. Errors:
+ * VNPU_STATUS_DEVICE (session lost), the platform's. The request's own status is in its block. */
+enum vnpu_status htp_device_call(struct htp_device *d, size_t size);
+
+/* Tell every open session that the buffer with this fd is going away (HTP_BUF_UNMAP). */
+void htp_devices_unmap(const struct vdsp_buffer *buf);
+
+/* ---- nodes to NPU ops (htp-ops.c, htp-prep-rows.c) ---- */
+
+/* How one vnpu op reaches the NPU: the row of its family in the host op table. */
+struct htp_op_family {
+    /* Whether the family computes node with the device's resources; why (when not) in why[size]. */
+    bool (*supports)(const struct htp_device *d, const struct vnpu_tensor *node, uint32_t opcode, char *why,
+                     size_t size);
+    /* Fill op's kparams for node, whose supports passed, and name its operands in src[] and dst[] (NULL
+     * where absent; the arrays come zeroed). fused is the MUL folded into an RMS_NORM (RMS_NORM_MUL) or
+     * NULL. */
+    void (*prep)(const struct htp_device *d, const struct vnpu_tensor *node, const struct vnpu_tensor *fused,
+                 uint32_t opcode, struct htp_op_desc *op, const struct vnpu_tensor **src,
+                 const struct vnpu_tensor **dst);
+};
+
+/* The NPU opcode of node (HTP_OP_COUNT when no NPU kernel computes it) and its family. */
+uint32_t htp_op_of(const struct vnpu_tensor *node, const struct htp_op_family **family);
+
+/* The device's supports_op, with the VNPU_VERBOSE line. */
+bool htp_supports_op(const struct htp_device *d, const struct vnpu_tensor *node);
+
+/* Whether nodes[i] (an RMS_NORM) and nodes[i + 1] (a MUL of it) run as one RMS_NORM_MUL. */
+bool htp_can_fuse_rms_norm_mul(const struct htp_device *d, struct vnpu_tensor *const *nodes, int n, int i);
+
+extern const struct htp_op_family htp_family_binary;
+extern const struct htp_op_family htp_family_unary;
+extern const struct htp_op_family htp_family_act;
+
+/* ---- requests (htp-request.c), trace (htp-trace-export.c) ---- */
+
+struct htp_batch;
+
+/* The device's graph_compute. */
+enum vnpu_status htp_graph_compute(struct htp_device *d, struct vnpu_tensor **nodes, int n_nodes);
+/* Bytes of the request block: header, HTP_MAX_BUFS buffers, HTP_MAX_TENSORS tensors, HTP_REQ_MAX_OPS ops
+ * and profiles, and the trace area of n_threads threads. */
+size_t htp_request_size(uint32_t n_threads);
+void htp_batch_free(struct htp_batch *b); /* NULL is a no-op */
+
+/* Ops per request (GGML_HEXAGON_OPBATCH's default). */
+#define HTP_REQ_MAX_OPS 1024
+
+/* Trace records room per NPU thread per request. */
+#define HTP_TRACE_RECORDS 8192
+
+/* Append the trace of one answered request: its block, the host times (microseconds on the monotonic
+ * clock) it was sent and answered, and the nodes of its ops (names for the op spans). */
+void htp_trace_request(struct htp_device *d, const struct htp_req *req, double t_send_us, double t_recv_us,
+                       const struct vnpu_tensor *const *op_nodes);
+/* Start the JSON file (process and thread names); finish it (close the array). */
+enum vnpu_status htp_trace_open(struct htp_device *d, const char *path);
+void htp_trace_close(struct htp_device *d);
+
+/* Shape and type text for verbose lines: "64:1:1:1 x 64:1:1:1 -> 64:1:1:1", "f32 x f32 -> f32". */
+void htp_node_dims(const struct vnpu_tensor *node, char *dims, size_t dims_size, char *types, size_t types_size);
+
+#endif /* VNPU_HTP_DEVICE_IMPL_H */

@@ -1,0 +1,253 @@
+/*
+ * The HTP devices (htp-host.h): opening a session per device, the struct vnpu_device interface, requests
+ * to the session (reopening it after a fault), the registry of open devices that buffer frees tell to
+ * unmap, and the VNPU_PROFILE summary.
+ */
+#include "htp-device-impl.h"
+#include "htp-ops.h"
+
+#include "log.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Open devices, for the unmaps of buffer frees. */
+#define HTP_MAX_OPEN 64
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct htp_device *registry[HTP_MAX_OPEN];
+
+static const struct vnpu_device_iface htp_device_iface;
+
+static struct htp_device *htp_device_of(struct vnpu_device *dev) {
+    return dev->ctx;
+}
+
+bool vnpu_htp_device_is(const struct vnpu_device *dev) {
+    return dev->iface == &htp_device_iface;
+}
+
+bool vnpu_htp_device_parse(const char *name, size_t len, uint32_t *index) {
+    if (len < 4 || len > 5 || memcmp(name, "HTP", 3) != 0 || (len == 5 && name[3] == '0')) {
+        return false;
+    }
+    uint32_t v = 0;
+    for (size_t i = 3; i < len; i++) {
+        if (name[i] < '0' || name[i] > '9') {
+            return false;
+        }
+        v = v * 10 + (uint32_t) (name[i] - '0');
+    }
+    *index = v;
+    return true;
+}
+
+static enum vnpu_status htp_session_open(struct htp_device *d) {
+    const struct vdsp_session_params p = {
+        .arch = d->cfg->arch,
+        .n_threads = d->n_threads,
+        .session_id = d->index,
+    };
+    return vdsp_session_open(&p, &d->session);
+}
+
+enum vnpu_status htp_device_call(struct htp_device *d, size_t size) {
+    if (vdsp_session_faulted(d->session)) {
+        vnpu_log_warn("%s: reopening the session after its fault", d->name);
+        vdsp_session_close(d->session);
+        d->session = NULL;
+        const enum vnpu_status st = htp_session_open(d);
+        if (st != VNPU_STATUS_OK) {
+            vnpu_log_error("%s: cannot reopen the session", d->name);
+            return st;
+        }
+    }
+    return vdsp_session_call(d->session, d->req, 0, size);
+}
+
+/* An unmap-only request for buf on d (the caller holds d->lock). */
+static void htp_device_unmap(struct htp_device *d, const struct vdsp_buffer *buf) {
+    if (!d->session || vdsp_session_faulted(d->session)) {
+        return; /* a faulted session is reopened empty */
+    }
+    struct htp_req *req = d->req->host;
+    memset(req, 0, sizeof(*req));
+    req->version = HTP_MSG_VERSION;
+    req->id = ++d->req_id;
+    req->n_bufs = 1;
+    req->off_bufs = (uint32_t) ((sizeof(*req) + 7) & ~(size_t) 7);
+    struct htp_buf_desc *desc = (struct htp_buf_desc *) ((uint8_t *) req + req->off_bufs);
+    *desc = (struct htp_buf_desc){.fd = buf->fd, .flags = HTP_BUF_UNMAP, .size = buf->size};
+    if (vdsp_session_call(d->session, d->req, 0, req->off_bufs + sizeof(*desc)) != VNPU_STATUS_OK ||
+        req->rsp.status != HTP_STATUS_OK) {
+        vnpu_log_warn("%s: unmapping a freed buffer failed: %s", d->name, req->rsp.message);
+    }
+}
+
+void htp_devices_unmap(const struct vdsp_buffer *buf) {
+    pthread_mutex_lock(&registry_lock);
+    for (int i = 0; i < HTP_MAX_OPEN; i++) {
+        if (registry[i]) {
+            pthread_mutex_lock(&registry[i]->lock);
+            htp_device_unmap(registry[i], buf);
+            pthread_mutex_unlock(&registry[i]->lock);
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+static bool htp_registry_add(struct htp_device *d) {
+    pthread_mutex_lock(&registry_lock);
+    int slot = -1;
+    for (int i = 0; i < HTP_MAX_OPEN && slot < 0; i++) {
+        slot = registry[i] ? -1 : i;
+    }
+    if (slot >= 0) {
+        registry[slot] = d;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return slot >= 0;
+}
+
+static void htp_registry_remove(struct htp_device *d) {
+    pthread_mutex_lock(&registry_lock);
+    for (int i = 0; i < HTP_MAX_OPEN; i++) {
+        registry[i] = registry[i] == d ? NULL : registry[i];
+    }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+/* VNPU_PROFILE: the NPU time of each op kind and its share, and the requests' host time. */
+static void htp_profile_summary(const struct htp_device *d) {
+    uint64_t total = 0;
+    for (int op = 0; op < HTP_OP_COUNT; op++) {
+        total += d->prof[op].npu_usecs;
+    }
+    htp_config_print("vnpu-htp: %s profile: %llu requests, %.3f ms host time (send to answer), %.3f ms NPU time in ops",
+                     d->name, (unsigned long long) d->prof_requests, d->prof_host_us / 1e3, (double) total / 1e3);
+    for (int op = 0; op < HTP_OP_COUNT; op++) {
+        const struct htp_prof_row *r = &d->prof[op];
+        if (r->count) {
+            htp_config_print("vnpu-htp: %s profile %-14s %8llu ops %10.3f ms %8.2f us/op %6.1f %%", d->name,
+                             htp_op_name((uint32_t) op), (unsigned long long) r->count, (double) r->npu_usecs / 1e3,
+                             (double) r->npu_usecs / (double) r->count,
+                             total ? 100.0 * (double) r->npu_usecs / (double) total : 0.0);
+        }
+    }
+}
+
+static void htp_device_free(struct vnpu_device *dev) {
+    struct htp_device *d = htp_device_of(dev);
+    htp_registry_remove(d);
+    if (d->cfg->profile && d->prof_requests) {
+        htp_profile_summary(d);
+    }
+    htp_trace_close(d);
+    vdsp_session_close(d->session);
+    htp_stage_free(&d->stage);
+    vdsp_buffer_free(d->req);
+    htp_batch_free(d->batch);
+    pthread_mutex_destroy(&d->lock);
+    free(d);
+}
+
+static const char *htp_device_name(struct vnpu_device *dev) {
+    return htp_device_of(dev)->name;
+}
+
+static bool htp_device_supports_op(struct vnpu_device *dev, const struct vnpu_tensor *op) {
+    return htp_supports_op(htp_device_of(dev), op);
+}
+
+static enum vnpu_status htp_device_graph_compute(struct vnpu_device *dev, struct vnpu_tensor **nodes, int n_nodes) {
+    struct htp_device *d = htp_device_of(dev);
+    pthread_mutex_lock(&d->lock);
+    const enum vnpu_status st = htp_graph_compute(d, nodes, n_nodes);
+    pthread_mutex_unlock(&d->lock);
+    return st;
+}
+
+static struct vnpu_buffer_type *htp_device_buffer_type(struct vnpu_device *dev) {
+    return htp_buffer_type(htp_device_of(dev)->index, false);
+}
+
+static struct vnpu_buffer_type *htp_device_weight_buffer_type(struct vnpu_device *dev,
+                                                              const struct vnpu_tensor *weight) {
+    const struct htp_device *d = htp_device_of(dev);
+    (void) weight;
+    return htp_buffer_type(d->index, !d->cfg->hostbuf);
+}
+
+static const struct vnpu_device_iface htp_device_iface = {
+    .get_name = htp_device_name,
+    .supports_op = htp_device_supports_op,
+    .graph_compute = htp_device_graph_compute,
+    .get_buffer_type = htp_device_buffer_type,
+    .get_weight_buffer_type = htp_device_weight_buffer_type,
+    .free = htp_device_free,
+};
+
+enum vnpu_status vnpu_htp_device_new(uint32_t index, struct vnpu_device **out) {
+    *out = NULL;
+    const struct htp_config *cfg;
+    enum vnpu_status st = htp_config_get(&cfg);
+    if (st != VNPU_STATUS_OK) {
+        return st;
+    }
+    if (index >= cfg->ndev) {
+        vnpu_log_error("HTP%u: no such device (VNPU_NDEV=%u makes HTP0..HTP%u)", index, cfg->ndev, cfg->ndev - 1);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    struct htp_device *d = calloc(1, sizeof(*d));
+    if (!d) {
+        vnpu_log_error("HTP%u: out of memory for the device", index);
+        return VNPU_STATUS_NO_MEMORY;
+    }
+    d->base = (struct vnpu_device){.iface = &htp_device_iface, .ctx = d};
+    d->index = index;
+    d->cfg = cfg;
+    snprintf(d->name, sizeof(d->name), "HTP%u", index);
+    pthread_mutex_init(&d->lock, NULL);
+    VNPU_ASSERT(vdsp_target_get(cfg->arch, &d->target));
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const uint32_t def =
+        cores > 0 && (uint32_t) cores < d->target.n_hvx_contexts ? (uint32_t) cores : d->target.n_hvx_contexts;
+    d->n_threads = cfg->nhvx ? cfg->nhvx : def < HTP_MAX_NTHREADS ? def : HTP_MAX_NTHREADS;
+    st = htp_session_open(d);
+    if (st == VNPU_STATUS_OK) {
+        st = vdsp_buffer_alloc(htp_request_size(d->n_threads), "HTP-requests", &d->req);
+    }
+    if (st == VNPU_STATUS_OK && !htp_registry_add(d)) {
+        vnpu_log_error("%s: more than %d HTP devices open", d->name, HTP_MAX_OPEN);
+        st = VNPU_STATUS_BAD_ARG;
+    }
+    if (st != VNPU_STATUS_OK) {
+        vdsp_session_close(d->session);
+        vdsp_buffer_free(d->req);
+        pthread_mutex_destroy(&d->lock);
+        free(d);
+        return st;
+    }
+    if (cfg->verbose) {
+        htp_config_print("vnpu-htp: %s: v%u, %u NPU threads (%u HVX contexts), %zu bytes of VTCM", d->name,
+                         (unsigned) cfg->arch, d->n_threads, d->target.n_hvx_contexts, d->target.vtcm_size);
+    }
+    *out = &d->base;
+    return VNPU_STATUS_OK;
+}
+
+enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path) {
+    struct htp_device *d = htp_device_of(dev);
+    pthread_mutex_lock(&d->lock);
+    htp_trace_close(d);
+    const enum vnpu_status st = htp_trace_open(d, path);
+    pthread_mutex_unlock(&d->lock);
+    return st;
+}
+
+void vnpu_htp_device_inject(struct vnpu_device *dev, uint32_t flags) {
+    struct htp_device *d = htp_device_of(dev);
+    pthread_mutex_lock(&d->lock);
+    d->inject = flags;
+    pthread_mutex_unlock(&d->lock);
+}

@@ -1,0 +1,55 @@
+/*
+ * The NPU devices HTP0, HTP1, ... (the CPU side of the virtual HTP, "libggml-hexagon"): each a session on
+ * the virtual DSP (src/vdsp) running the NPU library of its arch (src/htp).
+ *
+ * A device implements struct vnpu_device (src/base/backend.h): supports_op decides from static tensor
+ * properties; graph_compute turns runs of nodes into requests (src/htp/htp-msg.h) of op nodes with
+ * host-computed kernel_params, sends them and turns a failed status into VNPU_STATUS_DEVICE naming the op;
+ * a faulted session is reopened before the next request. Its buffer types are "HTP<n>" (shared DDR for
+ * compute buffers and the KV cache, kept mapped) and "HTP<n>-REPACK" (weights; flat copies until the tiled
+ * formats land). Tensors that live elsewhere are copied into shared DDR around each request (weights once).
+ *
+ * Environment (read once, at the first device open; a bad value fails the open):
+ *   VNPU_NDEV      devices HTP0..NDEV-1 that exist (1..16, default 1)
+ *   VNPU_NHVX      NPU worker threads per session (1..10; default min(host cores, the target's HVX contexts))
+ *   VNPU_ARCH      v73, v75, v79 (default), v81: the target and the NPU library loaded
+ *   VNPU_HOSTBUF   1: weights go to the plain HTP<n> buffer type instead of HTP<n>-REPACK
+ *   VNPU_VERBOSE   1: one line per op supported (with the reason when not) and per op executed; 2: also the
+ *                  requests
+ *   VNPU_PROFILE   1: per-op NPU and host times, summed per op at device free; 2: also one line per op
+ *   VNPU_OPSTAGE   bits: 0x1 send ops to the NPU, 0x2 compute them (clear: DMA only, HTP_OP_SKIP_COMPUTE);
+ *                  default 0x3
+ *   VNPU_OPFILTER  a POSIX extended regex (case-insensitive): ops whose name matches stay off the NPU
+ * (VNPU_DMA_STRICT and VNPU_WINDOW_MB are the platform's, src/vdsp/vdsp.h.)
+ */
+#ifndef VNPU_HTP_HOST_H
+#define VNPU_HTP_HOST_H
+
+#include "backend.h"
+#include "vnpu.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VNPU_HTP_MAX_DEVICES 16
+
+/* Whether name (len bytes) is "HTP<n>"; *index gets n. Says nothing about whether HTP<n> exists. */
+bool vnpu_htp_device_parse(const char *name, size_t len, uint32_t *index);
+
+/* Open device HTP<index>: its session on the virtual DSP. Errors: VNPU_STATUS_BAD_ARG (index >= VNPU_NDEV,
+ * a bad environment value), the platform's errors (library not found: VNPU_STATUS_IO, ...). */
+enum vnpu_status vnpu_htp_device_new(uint32_t index, struct vnpu_device **out);
+
+/* Write a Perfetto-loadable trace (Chrome trace-event JSON) of every request from now on to path: one
+ * process per device, a track per NPU worker with op, HVX_COMP and DMA spans, a host track with the
+ * requests. The file is complete when the device is freed. Errors: VNPU_STATUS_IO (path). */
+enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path);
+
+/* Fault injection for tests: the next request carries flags (HTP_REQ_INJECT_*, src/htp/htp-msg.h). */
+void vnpu_htp_device_inject(struct vnpu_device *dev, uint32_t flags);
+
+/* True when dev is an HTP device. */
+bool vnpu_htp_device_is(const struct vnpu_device *dev);
+
+#endif /* VNPU_HTP_HOST_H */

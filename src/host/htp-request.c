@@ -1,0 +1,343 @@
+/*
+ * graph_compute of the HTP devices: a run of nodes becomes requests (src/htp/htp-msg.h). Each node is one
+ * NPU op (an RMS_NORM followed by a MUL of it, two nodes, one RMS_NORM_MUL) whose operands become tensor
+ * descriptors, deduplicated, over at most HTP_MAX_BUFS distinct buffers; a node that would overflow a
+ * request (buffers, tensors, ops) sends what is built first. A failed request stops the graph with
+ * VNPU_STATUS_DEVICE and an error naming the op, its node and the NPU's message.
+ *
+ * The block layout is fixed (htp_request_size): every area at the offset its maximum count needs, so a
+ * request is written in place in shared DDR with no copy.
+ */
+#include "htp-device-impl.h"
+#include "htp-ops.h"
+
+#include "log.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define HTP_REQ_HASH (2 * HTP_MAX_TENSORS) /* tensor dedupe table slots, a power of two */
+
+/* A tensor copied through the request scratch (it lives where the NPU cannot map it). */
+struct htp_copy {
+    const struct vnpu_tensor *t;
+    uint8_t *shared; /* the copy in shared DDR */
+    size_t size;
+    bool out; /* written by the request: copied back after it */
+};
+
+struct htp_batch {
+    struct htp_device *d;
+    struct htp_req *req;
+    struct htp_buf_desc *bufs;
+    struct htp_tensor_desc *tensors;
+    struct htp_op_desc *ops;
+    const struct vdsp_buffer *vbufs[HTP_MAX_BUFS];
+    const struct vnpu_tensor *op_node[HTP_REQ_MAX_OPS];  /* the node each op computes (the MUL of a fusion) */
+    const struct vnpu_tensor *op_first[HTP_REQ_MAX_OPS]; /* the first node of each op (the RMS_NORM) */
+    struct htp_copy copies[HTP_MAX_TENSORS];
+    uint32_t n_copies;
+    bool send_now;               /* an op wrote a copied tensor: later ops must read it back first */
+    uint16_t hash[HTP_REQ_HASH]; /* tensor index + 1, 0 = empty */
+};
+
+/* Fixed offsets of the block's areas. */
+struct htp_req_layout {
+    uint32_t bufs, tensors, ops, prof, trace, size;
+};
+
+static uint32_t align8(size_t n) {
+    return (uint32_t) ((n + 7) & ~(size_t) 7);
+}
+
+static struct htp_req_layout htp_req_layout(uint32_t n_threads) {
+    struct htp_req_layout l;
+    l.bufs = align8(sizeof(struct htp_req));
+    l.tensors = align8(l.bufs + HTP_MAX_BUFS * sizeof(struct htp_buf_desc));
+    l.ops = align8(l.tensors + (size_t) HTP_MAX_TENSORS * sizeof(struct htp_tensor_desc));
+    l.prof = align8(l.ops + (size_t) HTP_REQ_MAX_OPS * sizeof(struct htp_op_desc));
+    l.trace = align8(l.prof + (size_t) HTP_REQ_MAX_OPS * sizeof(struct htp_op_prof));
+    l.size = align8(l.trace + (size_t) n_threads * HTP_TRACE_RECORDS * sizeof(struct htp_trace_evt));
+    return l;
+}
+
+size_t htp_request_size(uint32_t n_threads) {
+    return htp_req_layout(n_threads).size;
+}
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec * 1e-3;
+}
+
+/* An empty request in the device's block. */
+static void batch_begin(struct htp_batch *b) {
+    const struct htp_req_layout l = htp_req_layout(b->d->n_threads);
+    uint8_t *block = b->d->req->host;
+    b->req = (struct htp_req *) block;
+    memset(b->req, 0, sizeof(*b->req));
+    b->req->version = HTP_MSG_VERSION;
+    b->req->off_bufs = l.bufs;
+    b->req->off_tensors = l.tensors;
+    b->req->off_ops = l.ops;
+    b->req->off_prof = l.prof;
+    b->req->off_trace = l.trace;
+    b->bufs = (struct htp_buf_desc *) (block + l.bufs);
+    b->tensors = (struct htp_tensor_desc *) (block + l.tensors);
+    b->ops = (struct htp_op_desc *) (block + l.ops);
+    b->n_copies = 0;
+    b->send_now = false;
+    memset(b->hash, 0, sizeof(b->hash));
+    htp_stage_reset(&b->d->stage);
+}
+
+/* Where each operand lives, before anything is committed to the request. */
+struct htp_operand {
+    const struct vnpu_tensor *t;
+    struct vdsp_buffer *buf;
+    size_t offset;
+    bool pinned;
+    bool copy;
+};
+
+static int batch_buf_index(const struct htp_batch *b, const struct vdsp_buffer *buf) {
+    for (uint32_t i = 0; i < b->req->n_bufs; i++) {
+        if (b->vbufs[i] == buf) {
+            return (int) i;
+        }
+    }
+    return -1;
+}
+
+static uint32_t desc_hash(const struct htp_tensor_desc *t) {
+    uint64_t h = 1469598103934665603ull;
+    const uint8_t *p = (const uint8_t *) t;
+    for (size_t i = 0; i < sizeof(*t); i++) {
+        h = (h ^ p[i]) * 1099511628211ull;
+    }
+    return (uint32_t) h & (HTP_REQ_HASH - 1);
+}
+
+/* The index of tensor descriptor t in the request, added if new. */
+static uint16_t batch_tensor(struct htp_batch *b, const struct htp_tensor_desc *t) {
+    uint32_t i = desc_hash(t);
+    for (; b->hash[i]; i = (i + 1) & (HTP_REQ_HASH - 1)) {
+        if (memcmp(&b->tensors[b->hash[i] - 1], t, sizeof(*t)) == 0) {
+            return (uint16_t) (b->hash[i] - 1);
+        }
+    }
+    const uint32_t ti = b->req->n_tensors++;
+    b->tensors[ti] = *t;
+    b->hash[i] = (uint16_t) (ti + 1);
+    return (uint16_t) ti;
+}
+
+/* Operand o as a descriptor index (its buffer added to the request). */
+static enum vnpu_status batch_operand(struct htp_batch *b, const struct htp_operand *o, bool out, uint16_t *index) {
+    if (o->offset > UINT32_MAX) {
+        vnpu_log_error("%s: tensor '%s' starts %zu bytes into its buffer; the message carries 32-bit offsets",
+                       b->d->name, o->t->name, o->offset);
+        return VNPU_STATUS_UNSUPPORTED;
+    }
+    int bi = batch_buf_index(b, o->buf);
+    if (bi < 0) {
+        bi = (int) b->req->n_bufs++;
+        b->vbufs[bi] = o->buf;
+        b->bufs[bi] =
+            (struct htp_buf_desc){.fd = o->buf->fd, .flags = o->pinned ? HTP_BUF_PINNED : 0, .size = o->buf->size};
+    }
+    struct htp_tensor_desc t;
+    memset(&t, 0, sizeof(t));
+    t.offset = (uint32_t) o->offset;
+    t.bi = (uint16_t) bi;
+    t.type = (uint32_t) o->t->type;
+    for (int i = 0; i < HTP_MAX_DIMS; i++) {
+        t.ne[i] = (uint32_t) o->t->ne[i];
+        t.nb[i] = (uint32_t) o->t->nb[i];
+    }
+    *index = batch_tensor(b, &t);
+    if (o->copy) {
+        b->copies[b->n_copies++] = (struct htp_copy){
+            .t = o->t, .shared = (uint8_t *) o->buf->host + o->offset, .size = vnpu_nbytes(o->t), .out = out};
+        b->send_now = b->send_now || out;
+    }
+    return VNPU_STATUS_OK;
+}
+
+/* Add node (with fused, the MUL of an RMS_NORM_MUL) as one op. *full: the request has no room for it (nothing
+ * was added; send and try again). */
+static enum vnpu_status batch_add(struct htp_batch *b, const struct vnpu_tensor *node, const struct vnpu_tensor *fused,
+                                  bool *full) {
+    struct htp_device *d = b->d;
+    const struct htp_op_family *family;
+    const uint32_t opcode = fused ? HTP_OP_RMS_NORM_MUL : htp_op_of(node, &family);
+    family = fused ? &htp_family_unary : family;
+    struct htp_op_desc op;
+    memset(&op, 0, sizeof(op));
+    const struct vnpu_tensor *src[HTP_MAX_SRC] = {NULL}, *dst[HTP_MAX_DST] = {NULL};
+    family->prep(d, node, fused, opcode, &op, src, dst);
+
+    struct htp_operand o[HTP_MAX_SRC + HTP_MAX_DST];
+    uint32_t n_new_bufs = 0;
+    for (int j = 0; j < HTP_MAX_SRC + HTP_MAX_DST; j++) {
+        o[j].t = j < HTP_MAX_SRC ? src[j] : dst[j - HTP_MAX_SRC];
+        if (!o[j].t) {
+            continue;
+        }
+        const enum vnpu_status st =
+            htp_stage_place(&d->stage, o[j].t, &o[j].buf, &o[j].offset, &o[j].pinned, &o[j].copy);
+        if (st != VNPU_STATUS_OK) {
+            return st;
+        }
+        bool seen = batch_buf_index(b, o[j].buf) >= 0;
+        for (int k = 0; k < j && !seen; k++) {
+            seen = o[k].t && o[k].buf == o[j].buf;
+        }
+        n_new_bufs += !seen;
+    }
+    *full = b->req->n_ops == HTP_REQ_MAX_OPS || b->req->n_bufs + n_new_bufs > HTP_MAX_BUFS ||
+            b->req->n_tensors + HTP_MAX_SRC + HTP_MAX_DST > HTP_MAX_TENSORS;
+    if (*full) {
+        return VNPU_STATUS_OK;
+    }
+    op.opcode = opcode;
+    op.flags = (d->cfg->opstage & HTP_OPSTAGE_COMPUTE) ? 0 : HTP_OP_SKIP_COMPUTE;
+    memcpy(op.params, (fused ? fused : node)->op_params, sizeof(op.params));
+    for (int j = 0; j < HTP_MAX_SRC + HTP_MAX_DST; j++) {
+        uint16_t *slot = j < HTP_MAX_SRC ? &op.src[j] : &op.dst[j - HTP_MAX_SRC];
+        *slot = HTP_NO_TENSOR;
+        if (o[j].t) {
+            const enum vnpu_status st = batch_operand(b, &o[j], j >= HTP_MAX_SRC, slot);
+            if (st != VNPU_STATUS_OK) {
+                return st;
+            }
+        }
+    }
+    const uint32_t i = b->req->n_ops++;
+    b->ops[i] = op;
+    b->op_node[i] = fused ? fused : node;
+    b->op_first[i] = node;
+    return VNPU_STATUS_OK;
+}
+
+/* VNPU_VERBOSE and VNPU_PROFILE lines and totals of an answered request. */
+static void batch_report(struct htp_batch *b, double t_send, double t_recv) {
+    struct htp_device *d = b->d;
+    const struct htp_req *req = b->req;
+    const struct htp_op_prof *prof = (const struct htp_op_prof *) ((const uint8_t *) req + req->off_prof);
+    for (uint32_t i = 0; i < req->n_ops; i++) {
+        const struct vnpu_tensor *node = b->op_node[i];
+        if (d->cfg->verbose) {
+            char dims[256], types[128];
+            htp_node_dims(node, dims, sizeof(dims), types, sizeof(types));
+            htp_config_print("vnpu-htp: %s execute-op %s : %s : %s : %s : request %u op %u", d->name,
+                             htp_op_name(b->ops[i].opcode), node->name, dims, types, req->id, i);
+        }
+        if (d->cfg->profile) {
+            const uint32_t opcode = b->ops[i].opcode;
+            d->prof[opcode].count++;
+            d->prof[opcode].npu_usecs += prof[i].usecs;
+            if (d->cfg->profile > 1) {
+                htp_config_print("vnpu-htp: %s profile-op %s : %s : usec %u : cycles %llu", d->name,
+                                 htp_op_name(opcode), node->name, prof[i].usecs, (unsigned long long) prof[i].cycles);
+            }
+        }
+    }
+    if (d->cfg->profile) {
+        d->prof_requests++;
+        d->prof_host_us += t_recv - t_send;
+    }
+    if (d->cfg->verbose > 1) {
+        htp_config_print("vnpu-htp: %s request %u: %u ops, %u buffers, %u tensors, %.1f us (NPU %u us)", d->name,
+                         req->id, req->n_ops, req->n_bufs, req->n_tensors, t_recv - t_send, req->rsp.usecs);
+    }
+}
+
+/* Send the request built so far (nothing when empty) and settle its answer. */
+static enum vnpu_status batch_send(struct htp_batch *b) {
+    struct htp_device *d = b->d;
+    struct htp_req *req = b->req;
+    if (req->n_ops == 0) {
+        return VNPU_STATUS_OK;
+    }
+    for (uint32_t i = 0; i < b->n_copies; i++) {
+        if (!b->copies[i].out) {
+            memcpy(b->copies[i].shared, b->copies[i].t->data, b->copies[i].size);
+        }
+    }
+    req->id = ++d->req_id;
+    req->flags = (d->cfg->profile ? HTP_REQ_PROFILE : 0) | (d->trace ? HTP_REQ_TRACE : 0) | d->inject;
+    req->n_trace = d->trace ? HTP_TRACE_RECORDS : 0;
+    d->inject = 0;
+    const double t_send = now_us();
+    enum vnpu_status st = htp_device_call(d, htp_request_size(d->n_threads));
+    const double t_recv = now_us();
+    if (st == VNPU_STATUS_OK && req->rsp.status != HTP_STATUS_OK) {
+        const uint32_t k = req->rsp.failed_op < req->n_ops ? req->rsp.failed_op : 0;
+        const bool fused = b->op_first[k] != b->op_node[k];
+        vnpu_log_error("%s: request %u failed at op %u, %s of node%s '%s'%s%s%s: NPU status %u: %s", d->name, req->id,
+                       k, htp_op_name(b->ops[k].opcode), fused ? "s" : "", b->op_first[k]->name, fused ? " and '" : "",
+                       fused ? b->op_node[k]->name : "", fused ? "'" : "", req->rsp.status, req->rsp.message);
+        st = VNPU_STATUS_DEVICE;
+    }
+    if (st == VNPU_STATUS_OK) {
+        for (uint32_t i = 0; i < b->n_copies; i++) {
+            if (b->copies[i].out) {
+                memcpy(b->copies[i].t->data, b->copies[i].shared, b->copies[i].size);
+            }
+        }
+        batch_report(b, t_send, t_recv);
+    }
+    if (d->trace && (st == VNPU_STATUS_OK || req->rsp.status != HTP_STATUS_OK)) {
+        htp_trace_request(d, req, t_send, t_recv, b->op_node);
+    }
+    batch_begin(b);
+    return st;
+}
+
+enum vnpu_status htp_graph_compute(struct htp_device *d, struct vnpu_tensor **nodes, int n_nodes) {
+    if (!(d->cfg->opstage & HTP_OPSTAGE_QUEUE)) {
+        return VNPU_STATUS_OK; /* VNPU_OPSTAGE: ops claimed, never sent */
+    }
+    if (!d->batch) {
+        d->batch = calloc(1, sizeof(*d->batch));
+        if (!d->batch) {
+            vnpu_log_error("%s: out of memory for the request builder", d->name);
+            return VNPU_STATUS_NO_MEMORY;
+        }
+        d->batch->d = d;
+    }
+    struct htp_batch *b = d->batch;
+    batch_begin(b);
+    enum vnpu_status st = VNPU_STATUS_OK;
+    for (int i = 0; i < n_nodes && st == VNPU_STATUS_OK; i++) {
+        const struct vnpu_tensor *node = nodes[i];
+        if (vnpu_op_is_empty(node->op) || vnpu_nelements(node) == 0) {
+            continue;
+        }
+        const struct vnpu_tensor *fused = htp_can_fuse_rms_norm_mul(d, nodes, n_nodes, i) ? nodes[i + 1] : NULL;
+        bool full = false;
+        st = batch_add(b, node, fused, &full);
+        if (st == VNPU_STATUS_OK && full) {
+            st = batch_send(b);
+            if (st == VNPU_STATUS_OK) {
+                st = batch_add(b, node, fused, &full);
+                VNPU_ASSERT(!full); /* one op always fits an empty request */
+            }
+        }
+        if (st == VNPU_STATUS_OK && b->send_now) {
+            st = batch_send(b);
+        }
+        i += fused != NULL;
+    }
+    if (st == VNPU_STATUS_OK) {
+        st = batch_send(b);
+    }
+    return st;
+}
+
+void htp_batch_free(struct htp_batch *b) {
+    free(b);
+}

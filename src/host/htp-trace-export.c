@@ -1,0 +1,189 @@
+/*
+ * The trace of an HTP device as Chrome trace-event JSON, which the Perfetto UI (ui.perfetto.dev) and
+ * chrome://tracing open: {"traceEvents": [...]} with "M" metadata naming processes and threads and
+ * matched "B"/"E" events (ts in microseconds).
+ *
+ * Tracks: one process per device ("HTP0 (v79)", pid = index + 1); in it one thread per NPU worker
+ * ("NPU worker <i>", tid i) and a host thread ("host requests", tid 100) with a span per request from
+ * send to answer. Worker 0 carries an op span per op (named by the op, args: node, op index); inside them,
+ * and on the other workers, HVX_COMP spans (args.info: the block index) and DMA spans (a wait in a pop;
+ * args.info: the pop's ordinal). NPU records carry 32-bit cycles: each thread's are unwrapped from the
+ * request's start cycle and converted at the target clock, then placed after the host time the request
+ * was sent. Spans a full record area cut short are closed at the thread's last timestamp.
+ */
+#include "htp-device-impl.h"
+#include "htp-ops.h"
+
+#include "log.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define HTP_TRACE_HOST_TID 100
+
+static double trace_now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec * 1e-3;
+}
+
+/* Microseconds of the monotonic clock at trace_open: timestamps start near 0. */
+static double trace_origin_us;
+
+static void trace_sep(struct htp_device *d) {
+    fputs(d->trace_events++ ? ",\n" : "\n", d->trace);
+}
+
+/* s as the inside of a JSON string. */
+static void trace_str(FILE *f, const char *s) {
+    for (; *s; s++) {
+        const unsigned char c = (unsigned char) *s;
+        if (c == '"' || c == '\\') {
+            fprintf(f, "\\%c", c);
+        } else if (c < 0x20) {
+            fprintf(f, "\\u%04x", c);
+        } else {
+            fputc(c, f);
+        }
+    }
+}
+
+static void trace_meta(struct htp_device *d, const char *what, int tid, const char *name) {
+    trace_sep(d);
+    fprintf(d->trace, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u", what, d->index + 1);
+    if (tid >= 0) {
+        fprintf(d->trace, ",\"tid\":%d", tid);
+    }
+    fputs(",\"args\":{\"name\":\"", d->trace);
+    trace_str(d->trace, name);
+    fputs("\"}}", d->trace);
+}
+
+enum vnpu_status htp_trace_open(struct htp_device *d, const char *path) {
+    d->trace = fopen(path, "w");
+    if (!d->trace) {
+        vnpu_log_error("%s: cannot write the trace %s", d->name, path);
+        return VNPU_STATUS_IO;
+    }
+    trace_origin_us = trace_origin_us ? trace_origin_us : trace_now_us();
+    d->trace_events = 0;
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", d->trace);
+    char name[64];
+    snprintf(name, sizeof(name), "%s (v%u)", d->name, (unsigned) d->cfg->arch);
+    trace_meta(d, "process_name", -1, name);
+    for (uint32_t t = 0; t < d->n_threads; t++) {
+        snprintf(name, sizeof(name), "NPU worker %u", t);
+        trace_meta(d, "thread_name", (int) t, name);
+    }
+    trace_meta(d, "thread_name", HTP_TRACE_HOST_TID, "host requests");
+    return VNPU_STATUS_OK;
+}
+
+void htp_trace_close(struct htp_device *d) {
+    if (d->trace) {
+        fputs("\n]}\n", d->trace);
+        if (fclose(d->trace) != 0) {
+            vnpu_log_error("%s: writing the trace failed", d->name);
+        }
+        d->trace = NULL;
+    }
+}
+
+/* One B or E event. op >= 0 names an op span (args node, op); otherwise args.info. */
+static void trace_event(struct htp_device *d, char ph, int tid, double ts, const char *name, const char *node, int op,
+                        uint32_t info) {
+    trace_sep(d);
+    fprintf(d->trace, "{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f", name, ph, d->index + 1, tid,
+            ts - trace_origin_us);
+    if (ph == 'B' && op >= 0) {
+        fputs(",\"cat\":\"op\",\"args\":{\"node\":\"", d->trace);
+        trace_str(d->trace, node);
+        fprintf(d->trace, "\",\"op\":%d}", op);
+    } else if (ph == 'B') {
+        fprintf(d->trace, ",\"cat\":\"npu\",\"args\":{\"info\":%u}", info);
+    }
+    fputc('}', d->trace);
+}
+
+static const char *trace_id_name(uint16_t id) {
+    switch ((enum htp_trace_id) id) {
+        case HTP_TRACE_DMA: return "DMA";
+        case HTP_TRACE_L2FLUSH: return "L2FLUSH";
+        case HTP_TRACE_OP: return "OP";
+        case HTP_TRACE_HVX_COMP: return "HVX_COMP";
+        case HTP_TRACE_HVX_A_QUANT: return "HVX_A_QUANT";
+        case HTP_TRACE_HVX_W_DEQUANT: return "HVX_W_DEQUANT";
+        case HTP_TRACE_HMX_COMP: return "HMX_COMP";
+        case HTP_TRACE_FENCE: return "FENCE";
+    }
+    return "EVENT";
+}
+
+/* An open span of a thread's records. */
+struct trace_open {
+    uint16_t id, info;
+    const char *name;
+};
+
+#define TRACE_MAX_DEPTH 16
+
+/* The spans of one thread's records. */
+static void trace_thread(struct htp_device *d, const struct htp_req *req, uint32_t t, double t_send,
+                         const struct vnpu_tensor *const *op_nodes) {
+    const struct htp_trace_evt *evt =
+        (const struct htp_trace_evt *) ((const uint8_t *) req + req->off_trace) + (size_t) t * req->n_trace;
+    const uint32_t n = req->rsp.n_trace[t] < req->n_trace ? req->rsp.n_trace[t] : req->n_trace;
+    const double mhz = d->target.clock_mhz ? d->target.clock_mhz : 1000.0;
+    uint64_t cycles = req->rsp.cycles_start;
+    double ts = t_send;
+    struct trace_open open[TRACE_MAX_DEPTH];
+    int depth = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        cycles += (uint32_t) (evt[i].cycles - (uint32_t) cycles); /* records are in time order on a thread */
+        const double at = t_send + (double) (cycles - req->rsp.cycles_start) / mhz;
+        ts = at > ts ? at : ts;
+        const uint16_t info = evt[i].info & ~HTP_TRACE_STOP;
+        if (!(evt[i].info & HTP_TRACE_STOP)) {
+            if (depth == TRACE_MAX_DEPTH) {
+                continue; /* deeper than any kernel nests: dropped with its stop */
+            }
+            const bool is_op = evt[i].id == HTP_TRACE_OP && info < req->n_ops;
+            const struct htp_op_desc *ops = (const struct htp_op_desc *) ((const uint8_t *) req + req->off_ops);
+            open[depth] =
+                (struct trace_open){evt[i].id, info, is_op ? htp_op_name(ops[info].opcode) : trace_id_name(evt[i].id)};
+            trace_event(d, 'B', (int) t, ts, open[depth].name, is_op ? op_nodes[info]->name : "", is_op ? info : -1,
+                        info);
+            depth++;
+            continue;
+        }
+        int k = depth - 1;
+        while (k >= 0 && !(open[k].id == evt[i].id && open[k].info == info)) {
+            k--;
+        }
+        while (k >= 0 && depth > k) { /* close the match and anything left open inside it */
+            depth--;
+            trace_event(d, 'E', (int) t, ts, open[depth].name, NULL, -1, 0);
+        }
+    }
+    while (depth > 0) {
+        depth--;
+        trace_event(d, 'E', (int) t, ts, open[depth].name, NULL, -1, 0);
+    }
+}
+
+void htp_trace_request(struct htp_device *d, const struct htp_req *req, double t_send_us, double t_recv_us,
+                       const struct vnpu_tensor *const *op_nodes) {
+    char name[48];
+    snprintf(name, sizeof(name), "request %u", req->id);
+    trace_sep(d);
+    fprintf(d->trace,
+            "{\"name\":\"%s\",\"ph\":\"B\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"cat\":\"host\","
+            "\"args\":{\"ops\":%u,\"status\":%u,\"npu_us\":%u}}",
+            name, d->index + 1, HTP_TRACE_HOST_TID, t_send_us - trace_origin_us, req->n_ops, req->rsp.status,
+            req->rsp.usecs);
+    trace_event(d, 'E', HTP_TRACE_HOST_TID, t_recv_us, name, NULL, -1, 0);
+    for (uint32_t t = 0; t < d->n_threads && t < HTP_MAX_NTHREADS; t++) {
+        trace_thread(d, req, t, t_send_us, op_nodes);
+    }
+}
