@@ -1,0 +1,199 @@
+/*
+ * The case tables of vnpu-test-ops. Shapes cover what a kernel must get right: odd sizes and single
+ * elements, rows not a multiple of the HVX vector, ne1 not a multiple of 32, single rows, every kind of
+ * src1 broadcast (same shape, per dimension, one row, one element, ne10 dividing ne0), views with padded
+ * unaligned rows, permuted operands and results, in-place results, and sizes that spread over every
+ * worker and many DMA blocks.
+ *
+ * Thresholds are test-backend-ops' (max_nmse_err): 1e-7 for these F32 ops.
+ */
+#include "test-ops-cases.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- kinds ---- */
+
+static struct vnpu_tensor *build_add(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
+                                     struct vnpu_tensor *b) {
+    (void) c;
+    return vnpu_add(ctx, a, b);
+}
+
+static struct vnpu_tensor *build_sub(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
+                                     struct vnpu_tensor *b) {
+    (void) c;
+    return vnpu_sub(ctx, a, b);
+}
+
+static struct vnpu_tensor *build_mul(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
+                                     struct vnpu_tensor *b) {
+    (void) c;
+    return vnpu_mul(ctx, a, b);
+}
+
+static struct vnpu_tensor *build_div(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
+                                     struct vnpu_tensor *b) {
+    (void) c;
+    return vnpu_div(ctx, a, b);
+}
+
+static struct vnpu_tensor *build_scale(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
+                                       struct vnpu_tensor *b) {
+    (void) b;
+    return vnpu_scale_bias(ctx, a, c->p[0], c->p[1]);
+}
+
+static struct vnpu_tensor *build_rms_norm(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
+                                          struct vnpu_tensor *b) {
+    (void) b;
+    return vnpu_rms_norm(ctx, a, c->p[0]);
+}
+
+/* RMS_NORM then MUL by a weight: the pair an NPU fuses. */
+static struct vnpu_tensor *build_rms_norm_mul(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
+                                              struct vnpu_tensor *b) {
+    return vnpu_mul(ctx, vnpu_rms_norm(ctx, a, c->p[0]), b);
+}
+
+static struct vnpu_tensor *build_silu(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
+                                      struct vnpu_tensor *b) {
+    (void) c, (void) b;
+    return vnpu_silu(ctx, a);
+}
+
+static struct vnpu_tensor *build_gelu(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
+                                      struct vnpu_tensor *b) {
+    (void) c, (void) b;
+    return vnpu_gelu(ctx, a);
+}
+
+static struct vnpu_tensor *build_swiglu(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
+                                        struct vnpu_tensor *b) {
+    (void) c;
+    return vnpu_swiglu_split(ctx, a, b);
+}
+
+/* DIV: divisors of magnitude 0.5..2.5, so the quotients measure the division and not the data. */
+static float input_div(int operand, float normal) {
+    return operand == 1 ? (normal < 0 ? -0.5f : 0.5f) + normal * 0.5f : normal;
+}
+
+/* Activations: N(0, 3^2), reaching where sigmoid saturates. */
+static float input_act(int operand, float normal) {
+    (void) operand;
+    return 3.0f * normal;
+}
+
+static const struct ops_kind ops_kinds[] = {
+    {"ADD", 2, build_add, NULL},
+    {"SUB", 2, build_sub, NULL},
+    {"MUL", 2, build_mul, NULL},
+    {"DIV", 2, build_div, input_div},
+    {"SCALE", 1, build_scale, NULL},
+    {"RMS_NORM", 1, build_rms_norm, NULL},
+    {"RMS_NORM_MUL", 2, build_rms_norm_mul, NULL},
+    {"SILU", 1, build_silu, input_act},
+    {"GELU", 1, build_gelu, input_act},
+    {"SWIGLU", 2, build_swiglu, input_act},
+};
+
+const struct ops_kind *ops_kind_find(const char *name) {
+    for (size_t i = 0; i < sizeof(ops_kinds) / sizeof(ops_kinds[0]); i++) {
+        if (strcmp(ops_kinds[i].name, name) == 0) {
+            return &ops_kinds[i];
+        }
+    }
+    return NULL;
+}
+
+/* ---- the tables ---- */
+
+#define NMSE_F32 1e-7
+
+/* ADD, SUB, MUL, DIV: src1 = the same shape, broadcast per dimension, one row, one element, ne10 | ne0. */
+#define BINARY_ROWS(OP)                                                                              \
+    {OP, {5, 7, 11, 13}, {5, 7, 11, 13}, .nmse_max = NMSE_F32, .quick = true},                       \
+        {OP, {5, 7, 11, 13}, {5, 1, 11, 1}, .nmse_max = NMSE_F32, .quick = true},                    \
+        {OP, {5, 7, 11, 13}, {5, 7, 1, 1}, .nmse_max = NMSE_F32},                                    \
+        {OP, {64, 33, 3, 2}, {64, 1, 1, 1}, .nmse_max = NMSE_F32, .quick = true},                    \
+        {OP, {64, 33, 3, 2}, {1, 1, 1, 1}, .nmse_max = NMSE_F32},                                    \
+        {OP, {10, 6, 4, 1}, {5, 3, 2, 1}, .nmse_max = NMSE_F32, .quick = true},                      \
+        {OP, {4099, 1, 1, 1}, {4099, 1, 1, 1}, .nmse_max = NMSE_F32},                                \
+        {OP, {1, 1, 1, 1}, {1, 1, 1, 1}, .nmse_max = NMSE_F32},                                      \
+        {OP, {33, 31, 1, 1}, {33, 31, 1, 1}, OPS_LAYOUT_VIEW, .nmse_max = NMSE_F32, .quick = true},  \
+        {OP, {33, 31, 5, 1}, {33, 1, 5, 1}, OPS_LAYOUT_PERM, .nmse_max = NMSE_F32, .quick = true},   \
+        {OP, {64, 20, 3, 1}, {64, 20, 3, 1}, .inplace = true, .nmse_max = NMSE_F32},                 \
+        {OP, {70, 20, 3, 1}, {70, 1, 1, 1}, OPS_LAYOUT_PERM, .inplace = true, .nmse_max = NMSE_F32}, \
+        {OP, {4096, 67, 1, 1}, {4096, 1, 1, 1}, .nmse_max = NMSE_F32},                               \
+        {OP, {128, 1000, 3, 1}, {128, 1000, 3, 1}, .nmse_max = NMSE_F32}, {                          \
+        OP, {96, 50, 7, 1}, {96, 50, 1, 1}, OPS_LAYOUT_VIEW, .nmse_max = NMSE_F32                    \
+    }
+
+/* One-operand row ops: odd, single, view, permuted, in place, wide and many rows. */
+#define ROW_ROWS(OP, P0, P1)                                                                                   \
+    {OP, {5, 7, 11, 13}, .p = {P0, P1}, .nmse_max = NMSE_F32, .quick = true},                                  \
+        {OP, {64, 33, 3, 2}, .p = {P0, P1}, .nmse_max = NMSE_F32},                                             \
+        {OP, {4099, 1, 1, 1}, .p = {P0, P1}, .nmse_max = NMSE_F32, .quick = true},                             \
+        {OP, {1, 1, 1, 1}, .p = {P0, P1}, .nmse_max = NMSE_F32},                                               \
+        {OP, {33, 31, 1, 1}, .layout = OPS_LAYOUT_VIEW, .p = {P0, P1}, .nmse_max = NMSE_F32, .quick = true},   \
+        {OP, {33, 31, 5, 1}, .layout = OPS_LAYOUT_PERM, .p = {P0, P1}, .nmse_max = NMSE_F32},                  \
+        {OP, {64, 20, 3, 1}, .inplace = true, .p = {P0, P1}, .nmse_max = NMSE_F32},                            \
+        {OP, {70, 20, 3, 1}, .layout = OPS_LAYOUT_PERM, .inplace = true, .p = {P0, P1}, .nmse_max = NMSE_F32}, \
+        {OP, {4096, 67, 1, 1}, .p = {P0, P1}, .nmse_max = NMSE_F32},                                           \
+        {OP, {32768, 4, 1, 1}, .p = {P0, P1}, .nmse_max = NMSE_F32}, {                                         \
+        OP, {128, 1000, 3, 1}, .p = {P0, P1}, .nmse_max = NMSE_F32                                             \
+    }
+
+const struct ops_case ops_cases[] = {
+    BINARY_ROWS("ADD"),
+    BINARY_ROWS("SUB"),
+    BINARY_ROWS("MUL"),
+    BINARY_ROWS("DIV"),
+    ROW_ROWS("SCALE", 0.5f, 0.25f),
+    {"SCALE", {4099, 3, 1, 1}, .p = {-3.0f, 0.0f}, .nmse_max = NMSE_F32},
+    ROW_ROWS("RMS_NORM", 1e-6f, 0.0f),
+    {"RMS_NORM", {64, 5, 1, 1}, .p = {1e-5f, 0.0f}, .nmse_max = NMSE_F32},
+    {"RMS_NORM_MUL", {64, 5, 1, 1}, {64, 1, 1, 1}, .p = {1e-5f}, .nmse_max = NMSE_F32, .quick = true},
+    {"RMS_NORM_MUL", {5, 7, 11, 13}, {5, 7, 1, 1}, .p = {1e-6f}, .nmse_max = NMSE_F32, .quick = true},
+    {"RMS_NORM_MUL", {33, 31, 5, 1}, {33, 1, 1, 1}, OPS_LAYOUT_PERM, .p = {1e-6f}, .nmse_max = NMSE_F32},
+    {"RMS_NORM_MUL", {33, 31, 1, 1}, {33, 1, 1, 1}, OPS_LAYOUT_VIEW, .p = {1e-6f}, .nmse_max = NMSE_F32},
+    {"RMS_NORM_MUL", {4096, 67, 1, 1}, {4096, 1, 1, 1}, .p = {1e-5f}, .nmse_max = NMSE_F32},
+    {"RMS_NORM_MUL", {10, 6, 4, 1}, {5, 1, 1, 1}, .p = {1e-5f}, .nmse_max = NMSE_F32},
+    ROW_ROWS("SILU", 0.0f, 0.0f),
+    ROW_ROWS("GELU", 0.0f, 0.0f),
+    {"SWIGLU", {5, 7, 11, 13}, {5, 7, 11, 13}, .nmse_max = NMSE_F32, .quick = true},
+    {"SWIGLU", {172, 5, 1, 1}, {172, 5, 1, 1}, .nmse_max = NMSE_F32, .quick = true},
+    {"SWIGLU", {4099, 1, 1, 1}, {4099, 1, 1, 1}, .nmse_max = NMSE_F32},
+    {"SWIGLU", {33, 31, 1, 1}, {33, 31, 1, 1}, OPS_LAYOUT_VIEW, .nmse_max = NMSE_F32, .quick = true},
+    {"SWIGLU", {33, 31, 5, 1}, {33, 31, 5, 1}, OPS_LAYOUT_PERM, .nmse_max = NMSE_F32},
+    {"SWIGLU", {64, 20, 3, 1}, {64, 20, 3, 1}, .inplace = true, .nmse_max = NMSE_F32},
+    {"SWIGLU", {4096, 67, 1, 1}, {4096, 67, 1, 1}, .nmse_max = NMSE_F32},
+    {"SWIGLU", {128, 1000, 3, 1}, {128, 1000, 3, 1}, .nmse_max = NMSE_F32},
+};
+const size_t ops_n_cases = sizeof(ops_cases) / sizeof(ops_cases[0]);
+
+static const char *const ops_layout_names[] = {
+    [OPS_LAYOUT_CONT] = "cont",
+    [OPS_LAYOUT_VIEW] = "view",
+    [OPS_LAYOUT_PERM] = "perm",
+};
+
+void ops_case_name(const struct ops_case *c, char *buf, size_t size) {
+    int n = snprintf(buf, size, "%s(type=f32,ne=[%lld,%lld,%lld,%lld]", c->op, (long long) c->ne[0],
+                     (long long) c->ne[1], (long long) c->ne[2], (long long) c->ne[3]);
+    if (c->ne1[0]) {
+        n += snprintf(buf + n, size - (size_t) n, ",src1=[%lld,%lld,%lld,%lld]", (long long) c->ne1[0],
+                      (long long) c->ne1[1], (long long) c->ne1[2], (long long) c->ne1[3]);
+    }
+    if (c->layout != OPS_LAYOUT_CONT) {
+        n += snprintf(buf + n, size - (size_t) n, ",layout=%s", ops_layout_names[c->layout]);
+    }
+    if (c->inplace) {
+        n += snprintf(buf + n, size - (size_t) n, ",inplace=1");
+    }
+    if (c->p[0] != 0.0f || c->p[1] != 0.0f) {
+        n += snprintf(buf + n, size - (size_t) n, ",p=[%g,%g]", (double) c->p[0], (double) c->p[1]);
+    }
+    snprintf(buf + n, size - (size_t) n, ")");
+}

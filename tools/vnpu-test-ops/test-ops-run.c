@@ -1,0 +1,293 @@
+/* One case of vnpu-test-ops on a device and on the CPU reference: see test-ops-run.h. */
+#include "test-ops-run.h"
+
+#include "buffer.h"
+#include "log.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define OPS_GUARD      128  /* sentinel bytes on each side of a tensor's memory */
+#define OPS_SENTINEL   0xA5 /* their value */
+#define OPS_POISON     0xFF /* results start as NaN bytes */
+#define OPS_MAX_OWNERS 16
+#define OPS_ARENA      (1u << 20)
+
+/* splitmix64 seeded from the case string (FNV-1a), normals by Box-Muller: the same inputs on both sides
+ * and on every run of the case. */
+struct ops_rng {
+    uint64_t s;
+};
+
+static void ops_rng_seed(struct ops_rng *r, const char *seed) {
+    uint64_t h = 1469598103934665603ull;
+    for (; *seed; seed++) {
+        h = (h ^ (uint8_t) *seed) * 1099511628211ull;
+    }
+    r->s = h;
+}
+
+static uint64_t ops_rng_next(struct ops_rng *r) {
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static float ops_rng_normal(struct ops_rng *r) {
+    const double u1 = ((double) (ops_rng_next(r) >> 11) + 1.0) / 9007199254740993.0;
+    const double u2 = (double) (ops_rng_next(r) >> 11) / 9007199254740992.0;
+    return (float) (sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+}
+
+/* One side of a case: its graph and the memory of every tensor that owns memory. */
+struct ops_side {
+    struct vnpu_ctx *ctx;
+    struct vnpu_graph *g;
+    struct vnpu_tensor *out;
+    struct vnpu_tensor *owners[OPS_MAX_OWNERS];
+    int owner_operand[OPS_MAX_OWNERS]; /* the operand an input owner backs, -1 for a result */
+    int n_owners;
+    struct vnpu_buffer *buf;
+};
+
+/* Operand i of case c (shape, layout) as a view of a new owner tensor. */
+static struct vnpu_tensor *ops_operand(struct vnpu_ctx *ctx, const struct ops_case *c, int i) {
+    const int64_t *ne = i == 0 ? c->ne : c->ne1;
+    const enum ops_layout layout = i == 0 ? c->layout : OPS_LAYOUT_CONT;
+    switch (layout) {
+        case OPS_LAYOUT_CONT: return vnpu_new_tensor_4d(ctx, VNPU_TYPE_F32, ne[0], ne[1], ne[2], ne[3]);
+        case OPS_LAYOUT_VIEW: {
+            struct vnpu_tensor *o = vnpu_new_tensor_4d(ctx, VNPU_TYPE_F32, ne[0] + 3, ne[1] + 1, ne[2], ne[3]);
+            return vnpu_view_4d(ctx, o, ne[0], ne[1], ne[2], ne[3], o->nb[1], o->nb[2], o->nb[3], o->nb[1] + 4);
+        }
+        case OPS_LAYOUT_PERM: {
+            struct vnpu_tensor *o = vnpu_new_tensor_4d(ctx, VNPU_TYPE_F32, ne[0], ne[2], ne[1], ne[3]);
+            return vnpu_permute(ctx, o, 0, 2, 1, 3);
+        }
+    }
+    return NULL;
+}
+
+static const struct vnpu_tensor *ops_owner(const struct vnpu_tensor *t) {
+    return t->view_src ? t->view_src : t;
+}
+
+/* Build c's graph in bt's memory, inputs drawn from a generator seeded with name, results poisoned. */
+static enum vnpu_status ops_side_build(struct ops_side *s, const struct ops_case *c, const struct ops_kind *k,
+                                       const char *name, struct vnpu_buffer_type *bt) {
+    memset(s, 0, sizeof(*s));
+    s->ctx = vnpu_ctx_new(OPS_ARENA, true);
+    if (!s->ctx) {
+        return VNPU_STATUS_NO_MEMORY;
+    }
+    struct vnpu_tensor *in[2] = {ops_operand(s->ctx, c, 0), k->n_src > 1 ? ops_operand(s->ctx, c, 1) : NULL};
+    s->out = k->build(s->ctx, c, in[0], in[1]);
+    if (c->inplace) { /* the result is src0's memory, with src0's strides (ggml's *_inplace) */
+        s->out->view_src = (struct vnpu_tensor *) ops_owner(in[0]);
+        s->out->view_offs = in[0]->view_offs;
+        memcpy(s->out->nb, in[0]->nb, sizeof(s->out->nb));
+    }
+    s->g = vnpu_graph_new(s->ctx, 64);
+    vnpu_graph_build_forward_expand(s->g, s->out);
+
+    /* Owners: the operands' memory first (operand order), then results without memory of their own. */
+    size_t total = 0;
+    for (int i = 0; i < 2 && in[i]; i++) {
+        s->owner_operand[s->n_owners] = i;
+        s->owners[s->n_owners++] = (struct vnpu_tensor *) ops_owner(in[i]);
+    }
+    for (int n = 0; n < s->g->n_nodes; n++) {
+        struct vnpu_tensor *t = s->g->nodes[n];
+        if (!t->view_src && s->n_owners < OPS_MAX_OWNERS) {
+            s->owner_operand[s->n_owners] = -1;
+            s->owners[s->n_owners++] = t;
+        }
+    }
+    for (int i = 0; i < s->n_owners; i++) {
+        total += 2 * OPS_GUARD + ((vnpu_nbytes(s->owners[i]) + 127) & ~(size_t) 127);
+    }
+    enum vnpu_status st = vnpu_buffer_type_alloc(bt, total, &s->buf);
+    if (st != VNPU_STATUS_OK) {
+        return st;
+    }
+    struct ops_rng rng;
+    ops_rng_seed(&rng, name);
+    uint8_t *base = s->buf->base;
+    size_t off = 0;
+    for (int i = 0; i < s->n_owners; i++) {
+        struct vnpu_tensor *t = s->owners[i];
+        const size_t bytes = vnpu_nbytes(t), padded = (bytes + 127) & ~(size_t) 127;
+        memset(base + off, OPS_SENTINEL, OPS_GUARD);
+        vnpu_buffer_place_tensor(s->buf, t, off + OPS_GUARD);
+        memset(base + off + OPS_GUARD + bytes, OPS_SENTINEL, padded - bytes + OPS_GUARD);
+        off += 2 * OPS_GUARD + padded;
+        if (s->owner_operand[i] < 0) {
+            memset(t->data, OPS_POISON, bytes);
+            continue;
+        }
+        float *x = t->data;
+        for (size_t e = 0; e < bytes / sizeof(float); e++) {
+            const float v = ops_rng_normal(&rng);
+            x[e] = k->input ? k->input(s->owner_operand[i], v) : v;
+        }
+    }
+    for (int n = 0; n < s->g->n_nodes; n++) { /* views see their owner's placement */
+        struct vnpu_tensor *t = s->g->nodes[n];
+        if (t->view_src) {
+            t->data = (uint8_t *) t->view_src->data + t->view_offs;
+            t->buffer = t->view_src->buffer;
+        }
+    }
+    return VNPU_STATUS_OK;
+}
+
+static void ops_side_free(struct ops_side *s) {
+    vnpu_buffer_free(s->buf);
+    if (s->ctx) {
+        vnpu_ctx_free(s->ctx);
+    }
+}
+
+/* Whether every sentinel byte of s is intact. */
+static bool ops_guards_ok(const struct ops_side *s) {
+    for (int i = 0; i < s->n_owners; i++) {
+        const uint8_t *data = s->owners[i]->data;
+        const size_t bytes = vnpu_nbytes(s->owners[i]), padded = (bytes + 127) & ~(size_t) 127;
+        for (const uint8_t *p = data - OPS_GUARD; p < data; p++) {
+            if (*p != OPS_SENTINEL) {
+                return false;
+            }
+        }
+        for (const uint8_t *p = data + bytes; p < data + padded + OPS_GUARD; p++) {
+            if (*p != OPS_SENTINEL) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static double ops_get(const struct vnpu_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+    return *(const float *) ((const uint8_t *) t->data + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3]);
+}
+
+/* NMSE of a against the reference r (same shape); NaN when a holds a NaN. */
+static double ops_nmse(const struct vnpu_tensor *a, const struct vnpu_tensor *r) {
+    double err = 0.0, ref = 0.0;
+    for (int64_t i3 = 0; i3 < a->ne[3]; i3++) {
+        for (int64_t i2 = 0; i2 < a->ne[2]; i2++) {
+            for (int64_t i1 = 0; i1 < a->ne[1]; i1++) {
+                for (int64_t i0 = 0; i0 < a->ne[0]; i0++) {
+                    const double x = ops_get(a, i0, i1, i2, i3), y = ops_get(r, i0, i1, i2, i3);
+                    if (isnan(x) != isnan(y)) {
+                        return NAN;
+                    }
+                    err += isnan(x) ? 0.0 : (x - y) * (x - y);
+                    ref += isnan(y) ? 0.0 : y * y;
+                }
+            }
+        }
+    }
+    return ref > 0.0 ? err / ref : err;
+}
+
+/* Whether dut's nodes run on dut (a case whose node it rejects is reported unsupported, not computed). */
+static bool ops_supported(struct vnpu_device *dut, const struct ops_side *s) {
+    for (int n = 0; n < s->g->n_nodes; n++) {
+        if (!vnpu_op_is_empty(s->g->nodes[n]->op) && !vnpu_device_supports_op(dut, s->g->nodes[n])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static double ops_now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec * 1e-3;
+}
+
+/* Microseconds per compute of s on dev: repeated for at least 50 ms (and at least 3 times). */
+static double ops_time(struct vnpu_device *dev, struct ops_side *s) {
+    const double t0 = ops_now_us();
+    int runs = 0;
+    double t = t0;
+    while (runs < 3 || t - t0 < 50e3) {
+        if (vnpu_sched_graph_compute(&dev, 1, s->g) != VNPU_STATUS_OK) {
+            return NAN;
+        }
+        runs++;
+        t = ops_now_us();
+    }
+    return (t - t0) / runs;
+}
+
+/* Compare the two sides: results by NMSE, inputs bitwise (in place: src0's owner is a result). */
+static enum ops_result ops_compare(const struct ops_case *c, const struct ops_side *d, const struct ops_side *r,
+                                   char *detail, size_t size) {
+    if (!ops_guards_ok(d)) {
+        snprintf(detail, size, "a write outside the tensors (sentinel bytes changed)");
+        return OPS_FAIL;
+    }
+    for (int i = 0; i < d->n_owners; i++) {
+        const bool result = d->owner_operand[i] < 0 || (c->inplace && d->owner_operand[i] == 0);
+        if (!result && memcmp(d->owners[i]->data, r->owners[i]->data, vnpu_nbytes(d->owners[i])) != 0) {
+            snprintf(detail, size, "input %d changed", d->owner_operand[i]);
+            return OPS_FAIL;
+        }
+    }
+    for (int n = 0; n < d->g->n_nodes; n++) {
+        const struct vnpu_tensor *a = d->g->nodes[n], *b = r->g->nodes[n];
+        if (vnpu_op_is_empty(a->op)) {
+            continue;
+        }
+        const double nmse = ops_nmse(a, b);
+        if (!(nmse <= c->nmse_max)) {
+            snprintf(detail, size, "NMSE = %.3g > %.3g at node %d (%s)", nmse, c->nmse_max, n, vnpu_op_desc(a));
+            return OPS_FAIL;
+        }
+    }
+    return OPS_PASS;
+}
+
+enum ops_result ops_run_case(const struct ops_case *c, struct vnpu_device *dut, struct vnpu_device *ref, bool perf,
+                             char *detail, size_t size) {
+    char name[256];
+    ops_case_name(c, name, sizeof(name));
+    detail[0] = 0;
+    const struct ops_kind *k = ops_kind_find(c->op);
+    VNPU_ASSERT(k);
+    struct ops_side d, r;
+    enum vnpu_status st = ops_side_build(&d, c, k, name, vnpu_device_buffer_type(dut));
+    if (st == VNPU_STATUS_OK) {
+        st = ops_side_build(&r, c, k, name, vnpu_host_buffer_type());
+    }
+    enum ops_result res = OPS_FAIL;
+    if (st != VNPU_STATUS_OK) {
+        snprintf(detail, size, "cannot build the case: %s", vnpu_status_str(st));
+    } else if (!ops_supported(dut, &d)) {
+        snprintf(detail, size, "not supported by %s", vnpu_device_name(dut));
+        res = OPS_UNSUPPORTED;
+    } else if ((st = vnpu_sched_graph_compute(&dut, 1, d.g)) != VNPU_STATUS_OK ||
+               (st = vnpu_sched_graph_compute(&ref, 1, r.g)) != VNPU_STATUS_OK) {
+        snprintf(detail, size, "compute failed: %s", vnpu_status_str(st));
+    } else {
+        res = ops_compare(c, &d, &r, detail, size);
+    }
+    if (res == OPS_PASS && perf) {
+        size_t bytes = 0;
+        for (int i = 0; i < d.n_owners; i++) {
+            bytes += vnpu_nbytes(d.owners[i]);
+        }
+        const double us = ops_time(dut, &d), us_ref = ops_time(ref, &r);
+        snprintf(detail, size, "%10.1f us/run %8.2f GB/s   (CPU %10.1f us/run)", us, (double) bytes / (us * 1e3),
+                 us_ref);
+    }
+    ops_side_free(&d);
+    ops_side_free(&r);
+    return res;
+}
