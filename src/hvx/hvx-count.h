@@ -1,24 +1,26 @@
 /*
  * Counting build: what a kernel executed, by HVX instruction class and HMX operation, per thread.
  *
- * When VNPU_HVX_COUNT is defined (CMake option VNPU_HVX_COUNT), every emulated Q6_* intrinsic and every
- * hmx_* operation adds one to its counter in the calling thread's struct hvx_counts; otherwise
- * HVX_COUNT() expands to nothing and the emulation pays nothing. The cost model (src/perf/) reads the
- * counters with hvx_counts_read() around an op and turns them into packets per resource.
+ * When VNPU_HVX_COUNT is defined (CMake option VNPU_HVX_COUNT, or linking vnpu-hvx-counted), every
+ * emulated Q6_* intrinsic and every hmx_* operation adds one to its counter in the calling thread's
+ * struct hvx_counts; otherwise HVX_COUNT() expands to nothing and the emulation pays nothing. The cost
+ * model (src/perf/) reads the counters with hvx_counts_read() around an op and turns them into packets
+ * per resource.
  *
  * Classes are the "Instruction Type" of the Hexagon HVX intrinsic headers (hvx_hexagon_protos.h), and
  * each class occupies HVX resources as the V79 HVX manual's resource model describes (seed 002, §1.2.3:
  * one load, one store, one shift, one permute and two multiply resources; ALU instructions take any
- * one of them; some instructions take two):
+ * one of them; some instructions take two). tests/hvx/test-hvx-count.c checks every intrinsic's class
+ * against clang's header. Q6_V_lo_W and Q6_V_hi_W name a register of a pair and count nothing.
  *
  *   class    uses                          examples
  *   LD       load                          vmem loads, vextract
  *   ST       store                         vmem stores, predicated stores
  *   VA       1 of any resource (ALU)       vadd, vand, vcmp, vmux
  *   VA_DV    2 of any resource (ALU pair)  vadd on pairs, vswap, vcombine, vsxt
- *   VX       1 multiply                    vrmpy (scalar form), vsplat, vmpyie
- *   VX_DV    2 multiply (both units)       vmpy widening, vrmpy acc forms, vdmpy:sat
- *   VS       shift                         vasr, vlsr, vround, qf16/qf32 add
+ *   VX       1 multiply                    vrmpy (all forms), vsplat, vdmpy:sat, sf add
+ *   VX_DV    2 multiply (both units)       widening vmpy, vmpyi, vmpyie, qf32 mpy
+ *   VS       shift                         vasr, vlsr, vround, qf16/qf32 add, qf32 -> hf
  *   VP       permute                       vdelta, vshuff(Vu), vpack, valign, vlut32
  *   VP_VS    permute + shift               vshuff/vdeal(Vu,Vv,Rt), vunpack, vlut16
  *   GATHER   load + store (VTCM)           vgather

@@ -162,9 +162,9 @@ HVX_INLINE HVX_Vector Q6_Vw_vdmpyacc_VwVhRb(HVX_Vector vx, HVX_Vector vu, Word32
     }
     return vx;
 }
-/* Vd.w = vdmpy(Vu.h, Vv.h):sat: sat(h0(u)h0(v) + h1(u)h1(v)) per word. CVI_VX_DV. */
+/* Vd.w = vdmpy(Vu.h, Vv.h):sat: sat(h0(u)h0(v) + h1(u)h1(v)) per word. CVI_VX. */
 HVX_INLINE HVX_Vector Q6_Vw_vdmpy_VhVh_sat(HVX_Vector vu, HVX_Vector vv) {
-    HVX_COUNT(VX_DV);
+    HVX_COUNT(VX);
     HVX_Vector r;
     HVX_FOR(i, 32)
     r.w[i] = hvx_sat_w((int64_t) vu.h[2 * i] * vv.h[2 * i] + (int64_t) vu.h[2 * i + 1] * vv.h[2 * i + 1]);
@@ -418,23 +418,23 @@ HVX_INLINE int16_t hvx_q15_mpy(int32_t a, int32_t b, int rnd) {
     const int64_t p = hvx_sat_w((int64_t) a * b * 2 + (rnd ? 0x8000 : 0));
     return hvx_sat_h(p >> 16);
 }
-/* Vd.h = vmpy(Vu.h, Vv.h):<<1:rnd:sat. CVI_VX_DV. */
+/* Vd.h = vmpy(Vu.h, Vv.h):<<1:rnd:sat. CVI_VX. */
 HVX_INLINE HVX_Vector Q6_Vh_vmpy_VhVh_s1_rnd_sat(HVX_Vector vu, HVX_Vector vv) {
-    HVX_COUNT(VX_DV);
+    HVX_COUNT(VX);
     HVX_Vector r;
     HVX_FOR(i, 64) r.h[i] = hvx_q15_mpy(vu.h[i], vv.h[i], 1);
     return r;
 }
-/* Vd.h = vmpy(Vu.h, Rt.h):<<1:sat: element i times Rt.h[i % 2]. CVI_VX_DV. */
+/* Vd.h = vmpy(Vu.h, Rt.h):<<1:sat: element i times Rt.h[i % 2]. CVI_VX. */
 HVX_INLINE HVX_Vector Q6_Vh_vmpy_VhRh_s1_sat(HVX_Vector vu, Word32 rt) {
-    HVX_COUNT(VX_DV);
+    HVX_COUNT(VX);
     HVX_Vector r;
     HVX_FOR(i, 64) r.h[i] = hvx_q15_mpy(vu.h[i], hvx_rhalf(rt, i % 2), 0);
     return r;
 }
-/* Vd.h = vmpy(Vu.h, Rt.h):<<1:rnd:sat. CVI_VX_DV. */
+/* Vd.h = vmpy(Vu.h, Rt.h):<<1:rnd:sat. CVI_VX. */
 HVX_INLINE HVX_Vector Q6_Vh_vmpy_VhRh_s1_rnd_sat(HVX_Vector vu, Word32 rt) {
-    HVX_COUNT(VX_DV);
+    HVX_COUNT(VX);
     HVX_Vector r;
     HVX_FOR(i, 64) r.h[i] = hvx_q15_mpy(vu.h[i], hvx_rhalf(rt, i % 2), 1);
     return r;
