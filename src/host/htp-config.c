@@ -64,6 +64,8 @@ static void config_parse(void) {
         c->has_opfilter = true;
         c->opfilter_s = filter;
     }
+    const char *trace = getenv("VNPU_TRACE");
+    c->trace = trace && *trace ? trace : NULL;
     config_status = VNPU_STATUS_OK;
 }
 

@@ -26,6 +26,7 @@ struct htp_config {
     bool has_opfilter;      /* VNPU_OPFILTER set */
     regex_t opfilter;       /* compiled with REG_EXTENDED | REG_ICASE | REG_NOSUB */
     const char *opfilter_s; /* its text */
+    const char *trace;      /* VNPU_TRACE: every device's requests traced into this file, or NULL */
 };
 
 /* The parsed environment; VNPU_STATUS_BAD_ARG (logged once per call, naming the variable and its range)

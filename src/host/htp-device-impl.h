@@ -15,7 +15,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 /* ---- memory (htp-buffer.c, htp-stage.c) ---- */
 
@@ -85,9 +84,7 @@ struct htp_device {
     uint64_t prof_requests;
     double prof_host_us; /* requests, send to answer */
 
-    FILE *trace; /* --trace: the JSON being written, NULL when not tracing */
-    char *trace_path;
-    uint32_t trace_events;
+    bool tracing; /* the process's trace file (htp-trace-export.c) gets this device's requests */
 };
 
 /* Send the request in d->req (size bytes) and wait: reopens a faulted session first. Errors:
@@ -146,7 +143,9 @@ void htp_batch_free(struct htp_batch *b); /* NULL is a no-op */
  * clock) it was sent and answered, and the nodes of its ops (names for the op spans). */
 void htp_trace_request(struct htp_device *d, const struct htp_req *req, double t_send_us, double t_recv_us,
                        const struct vnpu_tensor *const *op_nodes);
-/* Start the JSON file (process and thread names); finish it (close the array). */
+/* Add d to the process's trace file path (opened by the first device, one file per process: another path
+ * is VNPU_STATUS_BAD_ARG; VNPU_STATUS_IO when it cannot be written): its process and thread names. Remove
+ * it; the last device out completes the file. */
 enum vnpu_status htp_trace_open(struct htp_device *d, const char *path);
 void htp_trace_close(struct htp_device *d);
 

@@ -217,11 +217,15 @@ enum vnpu_status vnpu_htp_device_new(uint32_t index, struct vnpu_device **out) {
     if (st == VNPU_STATUS_OK) {
         st = vdsp_buffer_alloc(htp_request_size(d->n_threads), "HTP-requests", &d->req);
     }
+    if (st == VNPU_STATUS_OK && cfg->trace) {
+        st = htp_trace_open(d, cfg->trace);
+    }
     if (st == VNPU_STATUS_OK && !htp_registry_add(d)) {
         vnpu_log_error("%s: more than %d HTP devices open", d->name, HTP_MAX_OPEN);
         st = VNPU_STATUS_BAD_ARG;
     }
     if (st != VNPU_STATUS_OK) {
+        htp_trace_close(d);
         vdsp_session_close(d->session);
         vdsp_buffer_free(d->req);
         pthread_mutex_destroy(&d->lock);
@@ -239,8 +243,7 @@ enum vnpu_status vnpu_htp_device_new(uint32_t index, struct vnpu_device **out) {
 enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path) {
     struct htp_device *d = htp_device_of(dev);
     pthread_mutex_lock(&d->lock);
-    htp_trace_close(d);
-    const enum vnpu_status st = htp_trace_open(d, path);
+    const enum vnpu_status st = d->tracing ? VNPU_STATUS_OK : htp_trace_open(d, path);
     pthread_mutex_unlock(&d->lock);
     return st;
 }

@@ -20,6 +20,7 @@
  *   VNPU_OPSTAGE   bits: 0x1 send ops to the NPU, 0x2 compute them (clear: DMA only, HTP_OP_SKIP_COMPUTE);
  *                  default 0x3
  *   VNPU_OPFILTER  a POSIX extended regex (case-insensitive): ops whose name matches stay off the NPU
+ *   VNPU_TRACE     a file: every device traces into it, as vnpu_htp_device_trace (the --trace of the tools)
  * (VNPU_DMA_STRICT and VNPU_WINDOW_MB are the platform's, src/vdsp/vdsp.h.)
  */
 #ifndef VNPU_HTP_HOST_H
@@ -41,9 +42,11 @@ bool vnpu_htp_device_parse(const char *name, size_t len, uint32_t *index);
  * a bad environment value), the platform's errors (library not found: VNPU_STATUS_IO, ...). */
 enum vnpu_status vnpu_htp_device_new(uint32_t index, struct vnpu_device **out);
 
-/* Write a Perfetto-loadable trace (Chrome trace-event JSON) of every request from now on to path: one
- * process per device, a track per NPU worker with op, HVX_COMP and DMA spans, a host track with the
- * requests. The file is complete when the device is freed. Errors: VNPU_STATUS_IO (path). */
+/* Trace every request of dev from now on into path, a Perfetto-loadable file (Chrome trace-event JSON):
+ * one process per device, a track per NPU worker with op, HVX_COMP and DMA spans, a host track with the
+ * requests. One file per process, shared by its devices, complete once the last of them is freed; docs/HTP.md
+ * "Traces" reads it. Errors: VNPU_STATUS_IO (path), VNPU_STATUS_BAD_ARG (the process traces to another
+ * file). A device already tracing keeps its file. */
 enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path);
 
 /* Fault injection for tests: the next request carries flags (HTP_REQ_INJECT_*, src/htp/htp-msg.h). */

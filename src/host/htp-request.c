@@ -232,8 +232,10 @@ static void batch_report(struct htp_batch *b, double t_send, double t_recv) {
         if (d->cfg->verbose) {
             char dims[256], types[128];
             htp_node_dims(node, dims, sizeof(dims), types, sizeof(types));
-            htp_config_print("vnpu-htp: %s execute-op %s : %s : %s : %s : request %u op %u", d->name,
-                             htp_op_name(b->ops[i].opcode), node->name, dims, types, req->id, i);
+            const bool fused = b->op_first[i] != node; /* named "norm-0+attn_norm-0": both nodes ran */
+            htp_config_print("vnpu-htp: %s execute-op %s : %s%s%s : %s : %s : request %u op %u", d->name,
+                             htp_op_name(b->ops[i].opcode), fused ? b->op_first[i]->name : "", fused ? "+" : "",
+                             node->name, dims, types, req->id, i);
         }
         if (d->cfg->profile) {
             const uint32_t opcode = b->ops[i].opcode;
@@ -268,8 +270,8 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
         }
     }
     req->id = ++d->req_id;
-    req->flags = (d->cfg->profile ? HTP_REQ_PROFILE : 0) | (d->trace ? HTP_REQ_TRACE : 0) | d->inject;
-    req->n_trace = d->trace ? HTP_TRACE_RECORDS : 0;
+    req->flags = (d->cfg->profile ? HTP_REQ_PROFILE : 0) | (d->tracing ? HTP_REQ_TRACE : 0) | d->inject;
+    req->n_trace = d->tracing ? HTP_TRACE_RECORDS : 0;
     d->inject = 0;
     const double t_send = now_us();
     enum vnpu_status st = htp_device_call(d, htp_request_size(d->n_threads));
@@ -290,7 +292,7 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
         }
         batch_report(b, t_send, t_recv);
     }
-    if (d->trace && (st == VNPU_STATUS_OK || req->rsp.status != HTP_STATUS_OK)) {
+    if (d->tracing && (st == VNPU_STATUS_OK || req->rsp.status != HTP_STATUS_OK)) {
         htp_trace_request(d, req, t_send, t_recv, b->op_node);
     }
     batch_begin(b);

@@ -22,88 +22,115 @@
 
 #define HTP_TRACE_HOST_TID 100
 
+/* The trace file, shared by every device of the process (one process track each). */
+static struct {
+    pthread_mutex_t lock;
+    FILE *f;
+    char path[4096];
+    int users;        /* devices writing to it */
+    uint32_t events;  /* events written (separators) */
+    double origin_us; /* the monotonic clock at open: timestamps start near 0 */
+} trace_out = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
 static double trace_now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec * 1e-3;
 }
 
-/* Microseconds of the monotonic clock at trace_open: timestamps start near 0. */
-static double trace_origin_us;
-
-static void trace_sep(struct htp_device *d) {
-    fputs(d->trace_events++ ? ",\n" : "\n", d->trace);
+static void trace_sep(void) {
+    fputs(trace_out.events++ ? ",\n" : "\n", trace_out.f);
 }
 
 /* s as the inside of a JSON string. */
-static void trace_str(FILE *f, const char *s) {
+static void trace_str(const char *s) {
     for (; *s; s++) {
         const unsigned char c = (unsigned char) *s;
         if (c == '"' || c == '\\') {
-            fprintf(f, "\\%c", c);
+            fprintf(trace_out.f, "\\%c", c);
         } else if (c < 0x20) {
-            fprintf(f, "\\u%04x", c);
+            fprintf(trace_out.f, "\\u%04x", c);
         } else {
-            fputc(c, f);
+            fputc(c, trace_out.f);
         }
     }
 }
 
-static void trace_meta(struct htp_device *d, const char *what, int tid, const char *name) {
-    trace_sep(d);
-    fprintf(d->trace, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u", what, d->index + 1);
+static void trace_meta(const struct htp_device *d, const char *what, int tid, const char *name) {
+    trace_sep();
+    fprintf(trace_out.f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u", what, d->index + 1);
     if (tid >= 0) {
-        fprintf(d->trace, ",\"tid\":%d", tid);
+        fprintf(trace_out.f, ",\"tid\":%d", tid);
     }
-    fputs(",\"args\":{\"name\":\"", d->trace);
-    trace_str(d->trace, name);
-    fputs("\"}}", d->trace);
+    fputs(",\"args\":{\"name\":\"", trace_out.f);
+    trace_str(name);
+    fputs("\"}}", trace_out.f);
 }
 
 enum vnpu_status htp_trace_open(struct htp_device *d, const char *path) {
-    d->trace = fopen(path, "w");
-    if (!d->trace) {
+    enum vnpu_status st = VNPU_STATUS_OK;
+    pthread_mutex_lock(&trace_out.lock);
+    if (trace_out.f && strcmp(trace_out.path, path) != 0) {
+        vnpu_log_error("%s: cannot trace to %s: this process traces to %s", d->name, path, trace_out.path);
+        st = VNPU_STATUS_BAD_ARG;
+    } else if (!trace_out.f && strlen(path) >= sizeof(trace_out.path)) {
+        vnpu_log_error("%s: trace path too long (%zu bytes)", d->name, strlen(path));
+        st = VNPU_STATUS_BAD_ARG;
+    } else if (!trace_out.f && !(trace_out.f = fopen(path, "w"))) {
         vnpu_log_error("%s: cannot write the trace %s", d->name, path);
-        return VNPU_STATUS_IO;
+        st = VNPU_STATUS_IO;
+    } else if (trace_out.users == 0) {
+        snprintf(trace_out.path, sizeof(trace_out.path), "%s", path);
+        trace_out.events = 0;
+        trace_out.origin_us = trace_now_us();
+        fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", trace_out.f);
     }
-    trace_origin_us = trace_origin_us ? trace_origin_us : trace_now_us();
-    d->trace_events = 0;
-    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", d->trace);
-    char name[64];
-    snprintf(name, sizeof(name), "%s (v%u)", d->name, (unsigned) d->cfg->arch);
-    trace_meta(d, "process_name", -1, name);
-    for (uint32_t t = 0; t < d->n_threads; t++) {
-        snprintf(name, sizeof(name), "NPU worker %u", t);
-        trace_meta(d, "thread_name", (int) t, name);
+    if (st == VNPU_STATUS_OK) {
+        char name[64];
+        snprintf(name, sizeof(name), "%s (v%u)", d->name, (unsigned) d->cfg->arch);
+        trace_meta(d, "process_name", -1, name);
+        for (uint32_t t = 0; t < d->n_threads; t++) {
+            snprintf(name, sizeof(name), "NPU worker %u", t);
+            trace_meta(d, "thread_name", (int) t, name);
+        }
+        trace_meta(d, "thread_name", HTP_TRACE_HOST_TID, "host requests");
+        trace_out.users++;
+        d->tracing = true;
     }
-    trace_meta(d, "thread_name", HTP_TRACE_HOST_TID, "host requests");
-    return VNPU_STATUS_OK;
+    pthread_mutex_unlock(&trace_out.lock);
+    return st;
 }
 
 void htp_trace_close(struct htp_device *d) {
-    if (d->trace) {
-        fputs("\n]}\n", d->trace);
-        if (fclose(d->trace) != 0) {
-            vnpu_log_error("%s: writing the trace failed", d->name);
-        }
-        d->trace = NULL;
+    if (!d->tracing) {
+        return;
     }
+    pthread_mutex_lock(&trace_out.lock);
+    d->tracing = false;
+    if (--trace_out.users == 0) {
+        fputs("\n]}\n", trace_out.f);
+        if (fclose(trace_out.f) != 0) {
+            vnpu_log_error("%s: writing the trace %s failed", d->name, trace_out.path);
+        }
+        trace_out.f = NULL;
+    }
+    pthread_mutex_unlock(&trace_out.lock);
 }
 
 /* One B or E event. op >= 0 names an op span (args node, op); otherwise args.info. */
-static void trace_event(struct htp_device *d, char ph, int tid, double ts, const char *name, const char *node, int op,
-                        uint32_t info) {
-    trace_sep(d);
-    fprintf(d->trace, "{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f", name, ph, d->index + 1, tid,
-            ts - trace_origin_us);
+static void trace_event(const struct htp_device *d, char ph, int tid, double ts, const char *name, const char *node,
+                        int op, uint32_t info) {
+    trace_sep();
+    fprintf(trace_out.f, "{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f", name, ph, d->index + 1,
+            tid, ts - trace_out.origin_us);
     if (ph == 'B' && op >= 0) {
-        fputs(",\"cat\":\"op\",\"args\":{\"node\":\"", d->trace);
-        trace_str(d->trace, node);
-        fprintf(d->trace, "\",\"op\":%d}", op);
+        fputs(",\"cat\":\"op\",\"args\":{\"node\":\"", trace_out.f);
+        trace_str(node);
+        fprintf(trace_out.f, "\",\"op\":%d}", op);
     } else if (ph == 'B') {
-        fprintf(d->trace, ",\"cat\":\"npu\",\"args\":{\"info\":%u}", info);
+        fprintf(trace_out.f, ",\"cat\":\"npu\",\"args\":{\"info\":%u}", info);
     }
-    fputc('}', d->trace);
+    fputc('}', trace_out.f);
 }
 
 static const char *trace_id_name(uint16_t id) {
@@ -129,7 +156,7 @@ struct trace_open {
 #define TRACE_MAX_DEPTH 16
 
 /* The spans of one thread's records. */
-static void trace_thread(struct htp_device *d, const struct htp_req *req, uint32_t t, double t_send,
+static void trace_thread(const struct htp_device *d, const struct htp_req *req, uint32_t t, double t_send,
                          const struct vnpu_tensor *const *op_nodes) {
     const struct htp_trace_evt *evt =
         (const struct htp_trace_evt *) ((const uint8_t *) req + req->off_trace) + (size_t) t * req->n_trace;
@@ -176,14 +203,16 @@ void htp_trace_request(struct htp_device *d, const struct htp_req *req, double t
                        const struct vnpu_tensor *const *op_nodes) {
     char name[48];
     snprintf(name, sizeof(name), "request %u", req->id);
-    trace_sep(d);
-    fprintf(d->trace,
+    pthread_mutex_lock(&trace_out.lock);
+    trace_sep();
+    fprintf(trace_out.f,
             "{\"name\":\"%s\",\"ph\":\"B\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"cat\":\"host\","
             "\"args\":{\"ops\":%u,\"status\":%u,\"npu_us\":%u}}",
-            name, d->index + 1, HTP_TRACE_HOST_TID, t_send_us - trace_origin_us, req->n_ops, req->rsp.status,
+            name, d->index + 1, HTP_TRACE_HOST_TID, t_send_us - trace_out.origin_us, req->n_ops, req->rsp.status,
             req->rsp.usecs);
     trace_event(d, 'E', HTP_TRACE_HOST_TID, t_recv_us, name, NULL, -1, 0);
     for (uint32_t t = 0; t < d->n_threads && t < HTP_MAX_NTHREADS; t++) {
         trace_thread(d, req, t, t_send_us, op_nodes);
     }
+    pthread_mutex_unlock(&trace_out.lock);
 }

@@ -57,12 +57,11 @@ static inline HVX_Vector hvx_vec_mul_f32(HVX_Vector a, HVX_Vector b) {
 }
 #endif
 
-/* Lanes where a > b take a, the others b (and the opposite). NaN lanes follow vcmp.gt's order. */
 static inline HVX_Vector hvx_vec_max_f32(HVX_Vector a, HVX_Vector b) {
-    return Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VsfVsf(a, b), a, b);
+    return Q6_Vsf_vmax_VsfVsf(a, b);
 }
 static inline HVX_Vector hvx_vec_min_f32(HVX_Vector a, HVX_Vector b) {
-    return Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VsfVsf(a, b), b, a);
+    return Q6_Vsf_vmin_VsfVsf(a, b);
 }
 
 /* The sum of the 32 lanes, in every lane. A rotate-and-add tree: lane i and lane i + k add the same two
@@ -109,16 +108,16 @@ static inline HVX_Vector hvx_vec_recip_f32(HVX_Vector d) {
     return r;
 }
 
-/* a / b for any finite a and b: |b| below FLT_MIN gives +-inf, above 2^126 gives +-0 (the exact
- * quotient would be subnormal). */
+/* a / b for finite a and b: |b| below FLT_MIN gives +-inf, above 2^126 gives +-0 (the exact quotient would
+ * be subnormal); the sign is that of a times b. */
 static inline HVX_Vector hvx_vec_div_f32(HVX_Vector a, HVX_Vector b) {
-    const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7FFFFFFF);
-    const HVX_Vector b_abs = Q6_V_vand_VV(b, abs_mask);
-    const HVX_Vector b_sign = Q6_V_vand_VV(b, Q6_V_vnot_V(abs_mask));
-    HVX_Vector r = hvx_vec_recip_f32(b_abs);
-    r = Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VsfVsf(hvx_vec_splat_f32(1.17549435e-38f), b_abs), Q6_V_vsplat_R(0x7F800000), r);
-    r = Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VsfVsf(b_abs, hvx_vec_splat_f32(8.50705917e37f)), Q6_V_vzero(), r);
-    return hvx_vec_mul_f32(a, Q6_V_vxor_VV(r, b_sign));
+    const HVX_Vector sign_mask = Q6_V_vsplat_R((int32_t) 0x80000000);
+    const HVX_Vector b_abs = Q6_V_vand_VV(b, Q6_V_vnot_V(sign_mask));
+    const HVX_Vector sign = Q6_V_vand_VV(Q6_V_vxor_VV(a, b), sign_mask);
+    HVX_Vector q = hvx_vec_mul_f32(a, Q6_V_vxor_VV(hvx_vec_recip_f32(b_abs), Q6_V_vand_VV(b, sign_mask)));
+    q = Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VsfVsf(hvx_vec_splat_f32(1.17549435e-38f), b_abs),
+                      Q6_V_vor_VV(Q6_V_vsplat_R(0x7F800000), sign), q);
+    return Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VsfVsf(b_abs, hvx_vec_splat_f32(8.50705917e37f)), sign, q);
 }
 
 /* 1/sqrt(s) for normal s > 0. */

@@ -244,3 +244,26 @@ void test_log_collect(enum vnpu_log_level level, const char *text, void *user) {
         log->len += (size_t) n < sizeof(log->text) - log->len ? (size_t) n : sizeof(log->text) - 1 - log->len;
     }
 }
+
+int test_parse_ids(const char *text, const char *key, int *ids, int max) {
+    const size_t klen = strlen(key);
+    const char *line = text;
+    while (line && !(strncmp(line, key, klen) == 0 && line[klen] == ':')) {
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    if (!line) {
+        return -1;
+    }
+    const char *p = line + klen + 1;
+    int n = 0;
+    char *end;
+    for (long v = strtol(p, &end, 10); end != p && n < max; v = strtol(p, &end, 10)) {
+        if (memchr(p, '\n', (size_t) (end - p))) {
+            break; /* the number is on the next line */
+        }
+        ids[n++] = (int) v;
+        p = end;
+    }
+    return n;
+}

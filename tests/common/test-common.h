@@ -51,6 +51,10 @@ uint64_t test_rng_next(struct test_rng *rng);
 float test_rng_uniform(struct test_rng *rng);           /* [0, 1) */
 float test_rng_normal(struct test_rng *rng, float std); /* N(0, std^2) */
 
+/* The integers on the first line of text that starts with "key:" (e.g. "generated ids: 432 383"): up to max
+ * of them into ids; returns how many, or -1 when no line starts with key. */
+int test_parse_ids(const char *text, const char *key, int *ids, int max);
+
 /* True when running under CI (CI=true). */
 int test_in_ci(void);
 

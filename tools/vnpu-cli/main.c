@@ -52,6 +52,7 @@ static void usage(FILE *out) {
             "      --ignore-eos         keep generating past end-of-text tokens\n"
             "      --logits-out FILE    write every position's logits (oracle LLREFLG1 format)\n"
             "      --print-token-ids    print the prompt and generated token ids to stderr\n"
+            "      --trace FILE         write a Perfetto trace of the NPU devices' requests (trace-event JSON)\n"
             "  -h, --help               this text\n");
 }
 
@@ -124,6 +125,8 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
             a->logits_out = VALUE();
         } else if (IS("--print-token-ids", "--print-token-ids")) {
             a->print_ids = true;
+        } else if (IS("--trace", "--trace")) {
+            a->cparams.trace_path = VALUE();
         } else {
             fprintf(stderr, TOOL ": unknown option '%s' (see --help)\n", o);
             exit(2);

@@ -1,0 +1,133 @@
+/*
+ * vnpu-cli on HTP0 against llama.cpp's recorded greedy tokens (../shared/models/reference/greedy.txt):
+ * stories260K in F32 and F16 must give the same 40 tokens as on llama.cpp's CPU backend, with every node
+ * of the graph either executed on HTP0 or refused by its supports_op with a stated reason (VNPU_VERBOSE).
+ * Then the same under strict DMA with six workers, and with VNPU_OPFILTER keeping an op family off the NPU.
+ */
+#include "test-common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The tokens line key of model's section in greedy.txt. */
+static int greedy_ref(const char *model, const char *key, int *ids, int max) {
+    char *text = test_read_file(test_model_path("reference/greedy.txt"), NULL);
+    assert_non_null(text);
+    char header[256];
+    snprintf(header, sizeof(header), "### model: %s\n", model);
+    const char *section = strstr(text, header);
+    assert_non_null(section);
+    const int n = test_parse_ids(section, key, ids, max);
+    free(text);
+    return n;
+}
+
+/* Every "supports-op" line is a yes, or a no with a reason; every node said yes to ran in an execute-op
+ * line (a fused pair is named "first+second"). Returns the number of nodes executed. */
+static int check_coverage(const char *err) {
+    int executed = 0;
+    for (const char *line = strstr(err, "vnpu-htp: HTP0 supports-op "); line;
+         line = strstr(line + 1, "vnpu-htp: HTP0 supports-op ")) {
+        const char *eol = strchr(line, '\n');
+        const size_t len = eol ? (size_t) (eol - line) : strlen(line);
+        char buf[512];
+        snprintf(buf, sizeof(buf), "%.*s", (int) len, line);
+        if (strstr(buf, " : no (") && buf[len - 1] == ')' && !strstr(buf, " : no ()")) {
+            continue;
+        }
+        if (len < 6 || strcmp(buf + len - 6, " : yes") != 0) {
+            fail_msg("a supports-op line neither yes nor no with a reason: %s", buf);
+        }
+        char name[128]; /* "vnpu-htp: HTP0 supports-op OP : name : ..." */
+        const char *n0 = strstr(buf, " : ") + 3;
+        snprintf(name, sizeof(name), "%.*s", (int) (strstr(n0, " : ") - n0), n0);
+        char pattern[160], fused_first[160], fused_second[160];
+        snprintf(pattern, sizeof(pattern), " : %s : ", name);
+        snprintf(fused_first, sizeof(fused_first), " : %s+", name);
+        snprintf(fused_second, sizeof(fused_second), "+%s : ", name);
+        bool ran = false;
+        for (const char *x = strstr(err, " execute-op "); x && !ran; x = strstr(x + 1, " execute-op ")) {
+            const char *xe = strchr(x, '\n');
+            const size_t xl = xe ? (size_t) (xe - x) : strlen(x);
+            char xb[512];
+            snprintf(xb, sizeof(xb), "%.*s", (int) xl, x);
+            ran = strstr(xb, pattern) || strstr(xb, fused_first) || strstr(xb, fused_second);
+        }
+        if (!ran) {
+            fail_msg("node '%s' was accepted by HTP0 but never executed there", name);
+        }
+        executed++;
+    }
+    return executed;
+}
+
+static void check_greedy_htp(const char *model, const char *env) {
+    int want[64], want_prompt[16], got[64], got_prompt[16];
+    const int n_want = greedy_ref(model, "greedy_tokens", want, 64);
+    const int n_want_prompt = greedy_ref(model, "prompt_tokens", want_prompt, 16);
+    assert_int_equal(n_want, 40);
+    char *err = NULL;
+    const int rc = test_run(NULL, &err,
+                            "VNPU_VERBOSE=1 %s %s/vnpu-cli -m %s -p 'Once upon a time' -n 40 --temp 0 -t 2 "
+                            "--device HTP0 --print-token-ids",
+                            env, test_tools_dir(), test_model_path(model));
+    if (rc != 0) {
+        fail_msg("vnpu-cli exited %d:\n%.4000s", rc, err);
+    }
+    assert_int_equal(test_parse_ids(strstr(err, "prompt ids:"), "prompt ids", got_prompt, 16), n_want_prompt);
+    assert_memory_equal(got_prompt, want_prompt, sizeof(int) * (size_t) n_want_prompt);
+    const int n_got = test_parse_ids(strstr(err, "generated ids:"), "generated ids", got, 64);
+    for (int i = 0; i < n_want; i++) {
+        if (i >= n_got || got[i] != want[i]) {
+            fail_msg("%s on HTP0 (%s): token %d is %d, llama.cpp's is %d", model, env, i, i < n_got ? got[i] : -1,
+                     want[i]);
+        }
+    }
+    const int executed = check_coverage(err);
+    printf("%s on HTP0 (%s): 40 tokens as llama.cpp, %d accepted nodes all executed\n", model, env, executed);
+    assert_true(executed > 0);
+    free(err);
+}
+
+static void test_htp_f32(void **state) {
+    (void) state;
+    check_greedy_htp("stories260K.gguf", "");
+}
+
+static void test_htp_f16(void **state) {
+    (void) state;
+    check_greedy_htp("derived/stories260K-F16.gguf", "");
+}
+
+static void test_htp_strict_six_workers(void **state) {
+    (void) state;
+    check_greedy_htp("stories260K.gguf", "VNPU_DMA_STRICT=1 VNPU_NHVX=6");
+}
+
+/* VNPU_OPFILTER keeps the matching ops on the CPU, with the filter as the reason. */
+static void test_htp_opfilter(void **state) {
+    (void) state;
+    char *err = NULL;
+    const int rc = test_run(NULL, &err,
+                            "VNPU_VERBOSE=1 VNPU_OPFILTER='^(ADD|SWIGLU)$' %s/vnpu-cli -m %s -p 'Once upon a time' "
+                            "-n 4 --temp 0 -t 2 --device HTP0",
+                            test_tools_dir(), test_model_path("stories260K.gguf"));
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(err, "supports-op ADD"));
+    assert_non_null(strstr(err, "kept off the NPU by VNPU_OPFILTER"));
+    assert_null(strstr(err, "execute-op ADD"));
+    assert_null(strstr(err, "execute-op SWIGLU"));
+    assert_non_null(strstr(err, "execute-op RMS_NORM_MUL"));
+    free(err);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_htp_f32),
+        cmocka_unit_test(test_htp_f16),
+        cmocka_unit_test(test_htp_strict_six_workers),
+        cmocka_unit_test(test_htp_opfilter),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
