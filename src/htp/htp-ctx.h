@@ -22,10 +22,9 @@
 /* One buffer mapped into the session window. */
 struct htp_mapping {
     int32_t fd;
-    uint32_t devaddr;  /* its device address */
-    uint64_t size;     /* bytes mapped */
-    uint32_t flags;    /* HTP_BUF_* of the request that mapped it */
-    uint32_t last_req; /* the last request that used it */
+    uint32_t devaddr; /* its device address */
+    uint64_t size;    /* bytes mapped */
+    bool pinned;      /* HTP_BUF_PINNED: unmapped to make room only after every unpinned one */
 };
 
 /* This device's place among the devices sharing an op (mdev); count 1 when it runs ops alone. */
@@ -49,7 +48,6 @@ struct htp_ctx {
 
     struct htp_mapping maps[HTP_MAX_MAPPINGS];
     uint32_t n_maps;
-    uint32_t n_req; /* requests served */
 };
 
 /* One op as its kernel sees it. */

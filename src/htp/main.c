@@ -3,7 +3,8 @@
  *
  * process serves one request block (htp-msg.h): check the header and the areas it points to; map the
  * batch's buffers into the session window, reusing mappings by fd and, when the window is short of room,
- * unmapping every mapping the batch does not use (the seed's sliding window); then for each op resolve
+ * unmapping first the unpinned buffers (weights) the batch does not use, then any it does not use (the
+ * seed's sliding window); then for each op resolve
  * its tensors (each checked to lie inside its buffer), run its kernel through the opcode switch, and in
  * strict DMA mode require every thread's queue to be empty. The first failing op ends the batch; the
  * response carries its index, the status and a message naming the op.
@@ -136,11 +137,11 @@ static bool batch_uses_fd(const struct htp_batch *b, int32_t fd) {
     return false;
 }
 
-/* Unmap every mapping the batch does not use; false if there was none. */
-static bool map_evict(struct htp_ctx *ctx, const struct htp_batch *b) {
+/* Unmap the mappings the batch does not use, pinned ones only when pinned is set; false if there was none. */
+static bool map_evict(struct htp_ctx *ctx, const struct htp_batch *b, bool pinned) {
     bool any = false;
     for (uint32_t i = 0; i < ctx->n_maps;) {
-        if (!batch_uses_fd(b, ctx->maps[i].fd)) {
+        if ((pinned || !ctx->maps[i].pinned) && !batch_uses_fd(b, ctx->maps[i].fd)) {
             map_remove(ctx, &ctx->maps[i]);
             any = true;
         } else {
@@ -148,6 +149,20 @@ static bool map_evict(struct htp_ctx *ctx, const struct htp_batch *b) {
         }
     }
     return any;
+}
+
+/* Map fd into the window, making room when there is none: first by unmapping the weights (unpinned buffers)
+ * the batch does not use, then any mapping it does not use (the seed's sliding window). 0 on success. */
+static int map_with_room(struct htp_ctx *ctx, const struct htp_batch *b, const struct htp_buf_desc *d, uint32_t *addr) {
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass > 0 && !map_evict(ctx, b, pass == 2)) {
+            continue;
+        }
+        if (ctx->n_maps < HTP_MAX_MAPPINGS && vdsp_mmap(ctx->dev, d->fd, (size_t) d->size, addr) == 0) {
+            return 0;
+        }
+    }
+    return -1;
 }
 
 /* Map buffer i of the batch (or reuse its mapping; unmap it for HTP_BUF_UNMAP). */
@@ -163,29 +178,22 @@ static uint32_t map_buf(struct htp_ctx *ctx, struct htp_batch *b, uint32_t i, st
     }
     if (!map) {
         uint32_t addr = 0;
-        bool room =
-            d->fd >= 0 && d->size > 0 && d->size <= UINT32_MAX && (ctx->n_maps < HTP_MAX_MAPPINGS || map_evict(ctx, b));
-        int rc = room ? vdsp_mmap(ctx->dev, d->fd, (size_t) d->size, &addr) : -1;
-        if (room && rc != 0 && map_evict(ctx, b)) {
-            rc = vdsp_mmap(ctx->dev, d->fd, (size_t) d->size, &addr);
-        }
-        if (rc != 0) {
+        if (d->fd < 0 || d->size == 0 || d->size > UINT32_MAX || map_with_room(ctx, b, d, &addr) != 0) {
             msg_str(m, "cannot map buffer ");
             msg_u64(m, i, 10);
             msg_str(m, " (fd ");
             msg_u64(m, (uint32_t) d->fd, 10);
             msg_str(m, ", ");
             msg_u64(m, d->size, 10);
-            msg_str(m, " bytes): the window has no room");
+            msg_str(m, " bytes): not a buffer, or no room in the window for the batch");
             return HTP_STATUS_INVAL_PARAMS;
         }
         map = &ctx->maps[ctx->n_maps++];
         map->fd = d->fd;
         map->devaddr = addr;
         map->size = d->size;
-        map->flags = d->flags;
+        map->pinned = (d->flags & HTP_BUF_PINNED) != 0;
     }
-    map->last_req = ctx->n_req;
     b->devaddr[i] = map->devaddr;
     b->usable[i] = true;
     return HTP_STATUS_OK;
@@ -423,7 +431,6 @@ static int htp_start(struct vdsp_device *dev, uint32_t n_threads, void **npu_ctx
     ctx->mdev.count = 1;
     ctx->mdev.count_div = fastdiv_init(1);
     ctx->n_maps = 0;
-    ctx->n_req = 0;
     for (uint32_t i = 0; i < n_threads; i++) {
         ctx->trace[i].evt = NULL;
         ctx->trace[i].n = 0;
@@ -479,7 +486,6 @@ static void htp_process(void *npu_ctx, void *block, uint32_t size) {
     rsp->n_ops_done = 0;
     rsp->cycles_start = vdsp_cycles(ctx->dev);
     const uint64_t t0 = vdsp_usecs(ctx->dev);
-    ctx->n_req++;
 
     struct htp_batch b;
     uint32_t st = batch_check(ctx, req, size, &b, &m);
