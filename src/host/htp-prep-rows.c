@@ -18,11 +18,13 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Thresholds of the plan. HTP_ROWS_MIN_BYTES_PER_THREAD: below it another worker costs more than it saves
- * (vnpu-test-ops -p on ADD and RMS_NORM: a job handed to a parked worker costs ~10 us on the 2-core build
- * machine, what the emulation needs for ~32 KiB of f32 rows). HTP_ROWS_BLOCK_BYTES: DMA blocks of about
- * 16 KiB per buffer keep each half well inside L2 while amortising the per-descriptor cost. */
-#define HTP_ROWS_MIN_BYTES_PER_THREAD (32u << 10)
+/* Thresholds of the plan. HTP_ROWS_MIN_BYTES_PER_THREAD: one worker streams f32 rows through the emulation
+ * at about 20 GB/s (vnpu-test-ops perf, ADD of 1.5 MB on one worker: ~200 us on the 2-core build machine),
+ * while handing a job to a parked worker (a futex wake, then a reschedule) costs tens of microseconds there
+ * under load; 256 KiB (~13 us of streaming) per extra worker keeps small ops, and every op of a decode step,
+ * on the calling thread. HTP_ROWS_BLOCK_BYTES: DMA blocks of about 16 KiB per buffer keep each half well
+ * inside L2 while amortising the per-descriptor cost. */
+#define HTP_ROWS_MIN_BYTES_PER_THREAD (256u << 10)
 #define HTP_ROWS_BLOCK_BYTES          (16u << 10)
 /* Descriptors an expanded src1 (one per row) may keep in flight per thread: two blocks' worth must stay
  * well below VDSP_DMA_DEPTH. */

@@ -2,7 +2,7 @@
  * vnpu-cli on HTP0 against llama.cpp's recorded greedy tokens (../shared/models/reference/greedy.txt):
  * stories260K in F32 and F16 must give the same 40 tokens as on llama.cpp's CPU backend, with every node
  * of the graph either executed on HTP0 or refused by its supports_op with a stated reason (VNPU_VERBOSE).
- * Then the same under strict DMA with six workers, and with VNPU_OPFILTER keeping an op family off the NPU.
+ * Then the same under strict DMA with six workers; VNPU_OPFILTER, VNPU_OPSTAGE and VNPU_PROFILE at work.
  */
 #include "test-common.h"
 
@@ -122,12 +122,47 @@ static void test_htp_opfilter(void **state) {
     free(err);
 }
 
+/* Runs vnpu-cli on stories260K (-n 8) on HTP0 with env; its stderr. */
+static char *run_env(const char *env) {
+    char *err = NULL;
+    const int rc = test_run(NULL, &err,
+                            "%s %s/vnpu-cli -m %s -p 'Once upon a time' -n 8 --temp 0 -t 2 --device HTP0 "
+                            "--print-token-ids",
+                            env, test_tools_dir(), test_model_path("stories260K.gguf"));
+    if (rc != 0) {
+        fail_msg("vnpu-cli with %s exited %d:\n%.4000s", env, rc, err);
+    }
+    return err;
+}
+
+/* VNPU_OPSTAGE=1 sends ops with SKIP_COMPUTE (dispatched and DMA'd, not computed: the tokens are no longer the
+ * model's); 0 sends none; VNPU_PROFILE=1 sums the NPU time per op kind. */
+static void test_htp_opstage_profile(void **state) {
+    (void) state;
+    int want[64], got[64];
+    assert_int_equal(greedy_ref("stories260K.gguf", "greedy_tokens", want, 64), 40);
+    char *err = run_env("VNPU_VERBOSE=1 VNPU_OPSTAGE=1");
+    assert_non_null(strstr(err, " execute-op "));
+    assert_int_equal(test_parse_ids(strstr(err, "generated ids:"), "generated ids", got, 64), 8);
+    assert_memory_not_equal(got, want, 8 * sizeof(int));
+    free(err);
+    err = run_env("VNPU_VERBOSE=1 VNPU_OPSTAGE=0");
+    assert_null(strstr(err, " execute-op "));
+    free(err);
+    err = run_env("VNPU_PROFILE=1");
+    assert_non_null(strstr(err, "vnpu-htp: HTP0 profile: "));
+    assert_non_null(strstr(err, "vnpu-htp: HTP0 profile RMS_NORM_MUL "));
+    assert_non_null(strstr(err, "vnpu-htp: HTP0 profile SWIGLU "));
+    free(err);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_htp_f32),
         cmocka_unit_test(test_htp_f16),
         cmocka_unit_test(test_htp_strict_six_workers),
         cmocka_unit_test(test_htp_opfilter),
+        cmocka_unit_test(test_htp_opstage_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

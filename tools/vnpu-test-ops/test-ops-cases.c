@@ -112,38 +112,39 @@ const struct ops_kind *ops_kind_find(const char *name) {
 #define NMSE_F32 1e-7
 
 /* ADD, SUB, MUL, DIV: src1 = the same shape, broadcast per dimension, one row, one element, ne10 | ne0. */
-#define BINARY_ROWS(OP)                                                                              \
-    {OP, {5, 7, 11, 13}, {5, 7, 11, 13}, .nmse_max = NMSE_F32, .quick = true},                       \
-        {OP, {5, 7, 11, 13}, {5, 1, 11, 1}, .nmse_max = NMSE_F32, .quick = true},                    \
-        {OP, {5, 7, 11, 13}, {5, 7, 1, 1}, .nmse_max = NMSE_F32},                                    \
-        {OP, {64, 33, 3, 2}, {64, 1, 1, 1}, .nmse_max = NMSE_F32, .quick = true},                    \
-        {OP, {64, 33, 3, 2}, {1, 1, 1, 1}, .nmse_max = NMSE_F32},                                    \
-        {OP, {10, 6, 4, 1}, {5, 3, 2, 1}, .nmse_max = NMSE_F32, .quick = true},                      \
-        {OP, {4099, 1, 1, 1}, {4099, 1, 1, 1}, .nmse_max = NMSE_F32},                                \
-        {OP, {1, 1, 1, 1}, {1, 1, 1, 1}, .nmse_max = NMSE_F32},                                      \
-        {OP, {33, 31, 1, 1}, {33, 31, 1, 1}, OPS_LAYOUT_VIEW, .nmse_max = NMSE_F32, .quick = true},  \
-        {OP, {33, 31, 5, 1}, {33, 1, 5, 1}, OPS_LAYOUT_PERM, .nmse_max = NMSE_F32, .quick = true},   \
-        {OP, {64, 20, 3, 1}, {64, 20, 3, 1}, .inplace = true, .nmse_max = NMSE_F32},                 \
-        {OP, {70, 20, 3, 1}, {70, 1, 1, 1}, OPS_LAYOUT_PERM, .inplace = true, .nmse_max = NMSE_F32}, \
-        {OP, {4096, 67, 1, 1}, {4096, 1, 1, 1}, .nmse_max = NMSE_F32},                               \
-        {OP, {128, 1000, 3, 1}, {128, 1000, 3, 1}, .nmse_max = NMSE_F32}, {                          \
-        OP, {96, 50, 7, 1}, {96, 50, 1, 1}, OPS_LAYOUT_VIEW, .nmse_max = NMSE_F32                    \
-    }
+/* clang-format off */
+#define BINARY_ROWS(OP)                                                                                        \
+    {OP, {5, 7, 11, 13},    {5, 7, 11, 13},    .nmse_max = NMSE_F32, .quick = true},                            \
+    {OP, {5, 7, 11, 13},    {5, 1, 11, 1},     .nmse_max = NMSE_F32, .quick = true},                            \
+    {OP, {5, 7, 11, 13},    {5, 7, 1, 1},      .nmse_max = NMSE_F32},                                           \
+    {OP, {64, 33, 3, 2},    {64, 1, 1, 1},     .nmse_max = NMSE_F32, .quick = true},                            \
+    {OP, {64, 33, 3, 2},    {1, 1, 1, 1},      .nmse_max = NMSE_F32},                                           \
+    {OP, {10, 6, 4, 1},     {5, 3, 2, 1},      .nmse_max = NMSE_F32, .quick = true},                            \
+    {OP, {4099, 1, 1, 1},   {4099, 1, 1, 1},   .nmse_max = NMSE_F32},                                           \
+    {OP, {1, 1, 1, 1},      {1, 1, 1, 1},      .nmse_max = NMSE_F32},                                           \
+    {OP, {33, 31, 1, 1},    {33, 31, 1, 1},    OPS_LAYOUT_VIEW, .nmse_max = NMSE_F32, .quick = true},           \
+    {OP, {33, 31, 5, 1},    {33, 1, 5, 1},     OPS_LAYOUT_PERM, .nmse_max = NMSE_F32, .quick = true},           \
+    {OP, {64, 20, 3, 1},    {64, 20, 3, 1},    .inplace = true, .nmse_max = NMSE_F32},                          \
+    {OP, {70, 20, 3, 1},    {70, 1, 1, 1},     OPS_LAYOUT_PERM, .inplace = true, .nmse_max = NMSE_F32},         \
+    {OP, {4096, 67, 1, 1},  {4096, 1, 1, 1},   .nmse_max = NMSE_F32},                                           \
+    {OP, {128, 1000, 3, 1}, {128, 1000, 3, 1}, .nmse_max = NMSE_F32},                                           \
+    {OP, {96, 50, 7, 1},    {96, 50, 1, 1},    OPS_LAYOUT_VIEW, .nmse_max = NMSE_F32},                          \
+    {OP, {256, 300, 5, 1},  {256, 1, 5, 1},    OPS_LAYOUT_PERM, .nmse_max = NMSE_F32},                          \
+    {OP, {1000, 300, 2, 1}, {500, 300, 1, 1},  .nmse_max = NMSE_F32}
 
 /* One-operand row ops: odd, single, view, permuted, in place, wide and many rows. */
 #define ROW_ROWS(OP, P0, P1)                                                                                   \
-    {OP, {5, 7, 11, 13}, .p = {P0, P1}, .nmse_max = NMSE_F32, .quick = true},                                  \
-        {OP, {64, 33, 3, 2}, .p = {P0, P1}, .nmse_max = NMSE_F32},                                             \
-        {OP, {4099, 1, 1, 1}, .p = {P0, P1}, .nmse_max = NMSE_F32, .quick = true},                             \
-        {OP, {1, 1, 1, 1}, .p = {P0, P1}, .nmse_max = NMSE_F32},                                               \
-        {OP, {33, 31, 1, 1}, .layout = OPS_LAYOUT_VIEW, .p = {P0, P1}, .nmse_max = NMSE_F32, .quick = true},   \
-        {OP, {33, 31, 5, 1}, .layout = OPS_LAYOUT_PERM, .p = {P0, P1}, .nmse_max = NMSE_F32},                  \
-        {OP, {64, 20, 3, 1}, .inplace = true, .p = {P0, P1}, .nmse_max = NMSE_F32},                            \
-        {OP, {70, 20, 3, 1}, .layout = OPS_LAYOUT_PERM, .inplace = true, .p = {P0, P1}, .nmse_max = NMSE_F32}, \
-        {OP, {4096, 67, 1, 1}, .p = {P0, P1}, .nmse_max = NMSE_F32},                                           \
-        {OP, {32768, 4, 1, 1}, .p = {P0, P1}, .nmse_max = NMSE_F32}, {                                         \
-        OP, {128, 1000, 3, 1}, .p = {P0, P1}, .nmse_max = NMSE_F32                                             \
-    }
+    {OP, {5, 7, 11, 13},    .p = {P0, P1}, .nmse_max = NMSE_F32, .quick = true},                                \
+    {OP, {64, 33, 3, 2},    .p = {P0, P1}, .nmse_max = NMSE_F32},                                               \
+    {OP, {4099, 1, 1, 1},   .p = {P0, P1}, .nmse_max = NMSE_F32, .quick = true},                                \
+    {OP, {1, 1, 1, 1},      .p = {P0, P1}, .nmse_max = NMSE_F32},                                               \
+    {OP, {33, 31, 1, 1},    .layout = OPS_LAYOUT_VIEW, .p = {P0, P1}, .nmse_max = NMSE_F32, .quick = true},     \
+    {OP, {33, 31, 5, 1},    .layout = OPS_LAYOUT_PERM, .p = {P0, P1}, .nmse_max = NMSE_F32},                    \
+    {OP, {64, 20, 3, 1},    .inplace = true, .p = {P0, P1}, .nmse_max = NMSE_F32},                              \
+    {OP, {70, 20, 3, 1},    .layout = OPS_LAYOUT_PERM, .inplace = true, .p = {P0, P1}, .nmse_max = NMSE_F32},   \
+    {OP, {4096, 67, 1, 1},  .p = {P0, P1}, .nmse_max = NMSE_F32},                                               \
+    {OP, {32768, 4, 1, 1},  .p = {P0, P1}, .nmse_max = NMSE_F32},                                               \
+    {OP, {128, 1000, 3, 1}, .p = {P0, P1}, .nmse_max = NMSE_F32}
 
 const struct ops_case ops_cases[] = {
     BINARY_ROWS("ADD"),
@@ -171,6 +172,7 @@ const struct ops_case ops_cases[] = {
     {"SWIGLU", {4096, 67, 1, 1}, {4096, 67, 1, 1}, .nmse_max = NMSE_F32},
     {"SWIGLU", {128, 1000, 3, 1}, {128, 1000, 3, 1}, .nmse_max = NMSE_F32},
 };
+/* clang-format on */
 const size_t ops_n_cases = sizeof(ops_cases) / sizeof(ops_cases[0]);
 
 static const char *const ops_layout_names[] = {
