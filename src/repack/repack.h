@@ -5,8 +5,8 @@
  * Twelve types are tiled: Q4_0, Q4_1, Q8_0, IQ4_NL, MXFP4 (K_cols 32), Q1_0 (K_cols 128), Q2_0 (K_cols 64) and the
  * K-quants Q2_K, Q3_K, Q4_K, Q5_K, Q6_K (K_cols 32: a 256-element super-block is 8 tiles). A weight is a contiguous
  * GGML tensor [ne0 = K, ne1 = N, ne2, ne3]: ne1 * ne2 * ne3 rows of ne0 elements, each row ne0 / blck blocks. Each
- * (i2, i3) slice is one matrix of n_col_tiles * n_k_tiles tiles; matrices follow each other in i2-major order, as
- * their flat rows do. Rows past ne1 in the last column tile are padding (htp-tiles.h says with what).
+ * (i2, i3) slice is one matrix of n_col_tiles * n_k_tiles tiles; matrix (i2, i3) is the (i3 * ne2 + i2)-th, as
+ * its flat rows are. Rows past ne1 in the last column tile are padding (htp-tiles.h says with what).
  *
  * Who calls what: the HTP device's REPACK buffer sizes a weight with repack_nbytes (get_alloc_size), tiles it in
  * set_tensor with repack_tensor and reads it back in get_tensor with repack_unpack_tensor; supports_op asks

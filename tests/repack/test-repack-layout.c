@@ -284,6 +284,11 @@ static void test_geometry(void **state) {
         assert_int_equal(htp_tile_offset(&g, ne0 / st->k_cols, 2, 1), (2 * (ne0 / st->k_cols) + 1) * st->tile_size);
         assert_int_equal(htp_tile_row_size(&g, ne0), ne0 / st->k_cols * st->tile_size);
         assert_int_equal(htp_tile_matrix_size(&g, ne0, ne1), 3 * (ne0 / st->k_cols) * st->tile_size);
+        /* with whole column tiles, the lossless layouts take exactly the flat bytes, the others more */
+        const int64_t ne[4] = {ne0, 64, 3, 1};
+        const size_t flat = vnpu_row_size(st->type, ne0) * 64 * 3;
+        assert_int_equal(repack_nbytes(st->type, ne) == flat, st->lossless);
+        assert_true(repack_nbytes(st->type, ne) >= flat);
     }
     struct htp_tile_geom g;
     assert_false(htp_tile_geom_get(HTP_TYPE_F32, &g));
