@@ -1,9 +1,10 @@
 /*
  * hex-fastdiv.h: n / d by multiply and shifts, exact for every 32-bit dividend and divisor. Checked
- * exhaustively over every dividend for two divisors, and for every divisor up to 2^16, every power of two
- * and its neighbours, and random divisors, on sampled dividends: each
- * power of two and its neighbours, the largest multiples of d and their neighbours, the top and bottom of
- * the range, and seeded random values.
+ * exhaustively on sampled ranges: every dividend of the bottom, middle and top 2^18 of the range and of
+ * 2^k +- 256 for every k, for the divisors where errors would show first; and for every divisor up to 2^16,
+ * every power of two and its neighbours, and random divisors, on sampled dividends: each power of two and
+ * its neighbours, the largest multiples of d and their neighbours, the top and bottom of the range, and
+ * seeded random values.
  */
 #include "test-common.h"
 
@@ -52,27 +53,35 @@ static uint64_t check_sampled(uint32_t d, struct test_rng *rng) {
     return bad;
 }
 
-/* Every 32-bit dividend for a small odd divisor (where upstream's 32-bit add overflows past 2^31) and for one
- * just past 2^31 (l = 32, the largest shift); the quotient is counted along rather than divided out. */
-static void test_fastdiv_exhaustive(void **state) {
+/* Every dividend of n0 .. n0 + count - 1 (wrapping at 2^32 is not used) for divisor d. */
+static uint64_t check_range(uint32_t d, uint64_t n0, uint64_t count) {
+    const struct fastdiv_values v = fastdiv_init(d);
+    uint64_t bad = 0;
+    for (uint64_t n = n0; n < n0 + count && n <= UINT32_MAX; n++) {
+        bad += check_one((uint32_t) n, d, &v);
+    }
+    return bad;
+}
+
+/* Exhaustive on sampled ranges: for divisors where rounding would show first (small odd ones, powers of two
+ * and their neighbours, the largest ones), every dividend of the bottom, middle and top 2^18 of the range and
+ * of 2^k +- 256 for every k. */
+static void test_fastdiv_ranges(void **state) {
     (void) state;
-    static const uint32_t divisors[] = {7, 0x80000001u};
+    static const uint32_t divisors[] = {
+        1,     2,     3,     5,        7,        10,          641,         1000,        4095,        4096,       4097,
+        65535, 65536, 65537, 16777215, 16777217, 0x7FFFFFFFu, 0x80000000u, 0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    const uint64_t span = 1u << 18;
+    uint64_t bad = 0;
     for (size_t i = 0; i < sizeof(divisors) / sizeof(divisors[0]); i++) {
         const uint32_t d = divisors[i];
-        const struct fastdiv_values v = fastdiv_init(d);
-        uint64_t bad = 0;
-        uint32_t n = 0, q = 0, r = 0;
-        do {
-            bad += fastdiv(n, &v) != q;
-            if (++r == d) {
-                r = 0;
-                q++;
-            }
-        } while (++n != 0);
-        if (bad) {
-            fail_msg("d = %u: %llu dividends wrong", d, (unsigned long long) bad);
+        bad += check_range(d, 0, span) + check_range(d, 0x80000000ull - span, 2 * span) +
+               check_range(d, 0x100000000ull - span, span);
+        for (int k = 1; k < 32; k++) {
+            bad += check_range(d, (1ull << k) > 256 ? (1ull << k) - 256 : 0, 513);
         }
     }
+    assert_int_equal(bad, 0);
 }
 
 /* Every divisor up to 2^16 and every power of two and its neighbours up to 2^32 - 1, on sampled dividends. */
@@ -112,7 +121,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fastdiv_one),
         cmocka_unit_test(test_fastdiv_divisors),
-        cmocka_unit_test(test_fastdiv_exhaustive),
+        cmocka_unit_test(test_fastdiv_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
