@@ -31,9 +31,9 @@ static inline HVX_Vector hvx_vec_gelu_f32(HVX_Vector x) {
             const HVX_Vector *restrict a = (const HVX_Vector *) (src0 + r * stride);                       \
             const HVX_Vector *restrict b = src1 ? (const HVX_Vector *) (src1 + r * src1_stride) : a;       \
             for (uint32_t i = 0; i < nvec; i++) {                                                          \
-                const HVX_Vector x = a[i], g = b[i];                                                       \
+                const HVX_Vector x = hvx_vmem_ld(a + i), g = hvx_vmem_ld(b + i);                           \
                 (void) g;                                                                                  \
-                d[i] = EXPR;                                                                               \
+                hvx_vmem_st(d + i, EXPR);                                                                  \
             }                                                                                              \
         }                                                                                                  \
     }

@@ -19,7 +19,7 @@
             const HVX_Vector *restrict a = (const HVX_Vector *) (src0 + r * stride);                          \
             const HVX_Vector *restrict b = (const HVX_Vector *) (src1 + r * src1_stride);                     \
             for (uint32_t i = 0; i < nvec; i++) {                                                             \
-                d[i] = VEC_OP(a[i], b[i]);                                                                    \
+                hvx_vmem_st(d + i, VEC_OP(hvx_vmem_ld(a + i), hvx_vmem_ld(b + i)));                           \
             }                                                                                                 \
         }                                                                                                     \
     }

@@ -7,7 +7,7 @@
  * pipeline stage whose pop must return a buffer ("the previous write-back of this VTCM half is done").
  * pop returns the {dst, src} pair of the descriptor, so a DDR -> VTCM pop hands back the VTCM buffer in
  * .dst and a VTCM -> DDR pop in .src. The wait inside a pop is traced as a DMA span (info = the pop's
- * ordinal in the queue, modulo 2^15).
+ * ordinal since the op began, modulo 2^15).
  */
 #ifndef VNPU_DMA_QUEUE_H
 #define VNPU_DMA_QUEUE_H
@@ -22,7 +22,7 @@
 struct dma_queue {
     struct vdsp_dma_queue *hw; /* the thread's descriptor queue */
     struct htp_trace *tr;      /* the thread's trace */
-    uint32_t n_pop;            /* pops so far: the trace info of the next one */
+    uint32_t n_pop;            /* pops since the op began: the trace info of the next one */
 };
 
 typedef struct vdsp_dma_pair dma_pair;

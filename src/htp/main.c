@@ -369,6 +369,9 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
     octx.index = i;
     const uint64_t c0 = vdsp_cycles(ctx->dev), t0 = vdsp_usecs(ctx->dev);
     htp_trace_start(&ctx->trace[0], HTP_TRACE_OP, i);
+    for (uint32_t t = 0; t < ctx->n_threads; t++) {
+        ctx->dma[t].n_pop = 0; /* DMA spans count their pops from each op's start */
+    }
     msg_str(m, "op ");
     msg_u64(m, i, 10);
     msg_str(m, " (");
@@ -457,7 +460,6 @@ static void batch_trace_begin(struct htp_ctx *ctx, const struct htp_batch *b) {
         ctx->trace[i].evt = b->trace ? b->trace + (size_t) i * b->req->n_trace : NULL;
         ctx->trace[i].n = 0;
         ctx->trace[i].cap = b->trace ? b->req->n_trace : 0;
-        ctx->dma[i].n_pop = 0;
     }
 }
 

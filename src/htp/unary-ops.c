@@ -19,14 +19,16 @@ static HVX_Vector hvx_rms_scale_f32_a(const HVX_Vector *restrict x, uint32_t n, 
     uint32_t i = 0;
     for (; i + 4 <= nvec; i += 4) {
         for (uint32_t k = 0; k < 4; k++) {
-            acc[k] = hvx_vec_add_f32(acc[k], hvx_vec_mul_f32(x[i + k], x[i + k]));
+            const HVX_Vector v = hvx_vmem_ld(x + i + k);
+            acc[k] = hvx_vec_add_f32(acc[k], hvx_vec_mul_f32(v, v));
         }
     }
     for (; i < nvec; i++) {
-        acc[0] = hvx_vec_add_f32(acc[0], hvx_vec_mul_f32(x[i], x[i]));
+        const HVX_Vector v = hvx_vmem_ld(x + i);
+        acc[0] = hvx_vec_add_f32(acc[0], hvx_vec_mul_f32(v, v));
     }
     if (tail) {
-        const HVX_Vector t = hvx_vec_keep_f32(x[nvec], tail);
+        const HVX_Vector t = hvx_vec_keep_f32(hvx_vmem_ld(x + nvec), tail);
         acc[1] = hvx_vec_add_f32(acc[1], hvx_vec_mul_f32(t, t));
     }
     const HVX_Vector sum =
@@ -45,7 +47,7 @@ static void unary_compute_rms_norm(const struct row_stream *s, uint8_t *const ds
         HVX_Vector *restrict y = (HVX_Vector *) (dst[0] + r * stride);
         const HVX_Vector scale = hvx_rms_scale_f32_a(x, ne0, kp->inv_ne0, kp->eps);
         for (uint32_t i = 0; i < nvec; i++) {
-            y[i] = hvx_vec_mul_f32(x[i], scale);
+            hvx_vmem_st(y + i, hvx_vec_mul_f32(hvx_vmem_ld(x + i), scale));
         }
     }
 }
@@ -61,9 +63,9 @@ static void unary_compute_rms_norm_mul(const struct row_stream *s, uint8_t *cons
         HVX_Vector *restrict norm = (HVX_Vector *) (dst[1] + r * stride);
         const HVX_Vector scale = hvx_rms_scale_f32_a(x, ne0, kp->inv_ne0, kp->eps);
         for (uint32_t i = 0; i < nvec; i++) {
-            const HVX_Vector n = hvx_vec_mul_f32(x[i], scale);
-            norm[i] = n;
-            y[i] = hvx_vec_mul_f32(n, w[i]);
+            const HVX_Vector n = hvx_vec_mul_f32(hvx_vmem_ld(x + i), scale);
+            hvx_vmem_st(norm + i, n);
+            hvx_vmem_st(y + i, hvx_vec_mul_f32(n, hvx_vmem_ld(w + i)));
         }
     }
 }
@@ -78,7 +80,7 @@ static void unary_compute_scale(const struct row_stream *s, uint8_t *const dst[2
         const HVX_Vector *restrict x = (const HVX_Vector *) (src0 + r * stride);
         HVX_Vector *restrict y = (HVX_Vector *) (dst[0] + r * stride);
         for (uint32_t i = 0; i < nvec; i++) {
-            y[i] = hvx_vec_add_f32(hvx_vec_mul_f32(x[i], scale), bias);
+            hvx_vmem_st(y + i, hvx_vec_add_f32(hvx_vec_mul_f32(hvx_vmem_ld(x + i), scale), bias));
         }
     }
 }
