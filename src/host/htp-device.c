@@ -178,6 +178,21 @@ static struct vnpu_buffer_type *htp_device_weight_buffer_type(struct vnpu_device
     return htp_buffer_type(d->index, !d->cfg->hostbuf);
 }
 
+/* The environment, when it is valid and HTP<index> exists in it. */
+static enum vnpu_status htp_config_for(uint32_t index, const struct htp_config **cfg) {
+    const enum vnpu_status st = htp_config_get(cfg);
+    if (st == VNPU_STATUS_OK && index >= (*cfg)->ndev) {
+        vnpu_log_error("HTP%u: no such device (VNPU_NDEV=%u makes HTP0..HTP%u)", index, (*cfg)->ndev, (*cfg)->ndev - 1);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    return st;
+}
+
+struct vnpu_buffer_type *vnpu_htp_weight_buffer_type(uint32_t index) {
+    const struct htp_config *cfg;
+    return htp_config_for(index, &cfg) == VNPU_STATUS_OK ? htp_buffer_type(index, !cfg->hostbuf) : NULL;
+}
+
 static const struct vnpu_device_iface htp_device_iface = {
     .get_name = htp_device_name,
     .supports_op = htp_device_supports_op,
@@ -190,13 +205,9 @@ static const struct vnpu_device_iface htp_device_iface = {
 enum vnpu_status vnpu_htp_device_new(uint32_t index, struct vnpu_device **out) {
     *out = NULL;
     const struct htp_config *cfg;
-    enum vnpu_status st = htp_config_get(&cfg);
+    enum vnpu_status st = htp_config_for(index, &cfg);
     if (st != VNPU_STATUS_OK) {
         return st;
-    }
-    if (index >= cfg->ndev) {
-        vnpu_log_error("HTP%u: no such device (VNPU_NDEV=%u makes HTP0..HTP%u)", index, cfg->ndev, cfg->ndev - 1);
-        return VNPU_STATUS_BAD_ARG;
     }
     struct htp_device *d = calloc(1, sizeof(*d));
     if (!d) {

@@ -42,6 +42,11 @@ bool vnpu_htp_device_parse(const char *name, size_t len, uint32_t *index);
  * a bad environment value), the platform's errors (library not found: VNPU_STATUS_IO, ...). */
 enum vnpu_status vnpu_htp_device_new(uint32_t index, struct vnpu_device **out);
 
+/* The buffer type the weights of HTP<index> belong in: HTP<index>-REPACK, or HTP<index> under
+ * VNPU_HOSTBUF=1 (the device's get_weight_buffer_type). For a model that places its weights at load, before
+ * any context opens the device. NULL (logged) for an index past VNPU_NDEV or a bad environment. */
+struct vnpu_buffer_type *vnpu_htp_weight_buffer_type(uint32_t index);
+
 /* Trace every request of dev from now on into path, a Perfetto-loadable file (Chrome trace-event JSON):
  * one process per device, a track per NPU worker with op, HVX_COMP and DMA spans, a host track with the
  * requests. One file per process, shared by its devices, complete once the last of them is freed; docs/HTP.md

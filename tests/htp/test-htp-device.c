@@ -69,6 +69,8 @@ static void test_device_names(void **state) {
     struct vnpu_device *dev = NULL;
     assert_int_equal(vnpu_htp_device_new(1, &dev), VNPU_STATUS_BAD_ARG); /* VNPU_NDEV defaults to 1 */
     assert_null(dev);
+    assert_string_equal(vnpu_buffer_type_name(vnpu_htp_weight_buffer_type(0)), "HTP0-REPACK");
+    assert_null(vnpu_htp_weight_buffer_type(1));
     dev = open_htp0();
     assert_string_equal(vnpu_device_name(dev), "HTP0");
     assert_true(vnpu_htp_device_is(dev));
