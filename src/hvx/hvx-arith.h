@@ -114,19 +114,20 @@ HVX_DEF_WIDEN(Q6_Ww_vsub_VhVh, w, h, 32, -)
 HVX_DEF_WIDEN(Q6_Ww_vadd_VuhVuh, w, uh, 32, +)
 HVX_DEF_WIDEN(Q6_Ww_vsub_VuhVuh, w, uh, 32, -)
 
-/* Vxx.w += vadd(Vu.h, Vv.h), Vxx.h += vadd(Vu.ub, Vv.ub), Vxx.w += vadd(Vu.uh, Vv.uh) (v62). CVI_VX_DV. */
-#define HVX_DEF_WIDEN_ACC(NAME, DST, SRC, N)                                           \
+/* Vxx.w += vadd(Vu.h, Vv.h), Vxx.h += vadd(Vu.ub, Vv.ub), Vxx.w += vadd(Vu.uh, Vv.uh) (v62). CVI_VX_DV.
+ * The accumulation wraps: it is done on the unsigned lanes UDST. */
+#define HVX_DEF_WIDEN_ACC(NAME, UDST, SRC, N)                                          \
     HVX_INLINE HVX_VectorPair NAME(HVX_VectorPair vxx, HVX_Vector vu, HVX_Vector vv) { \
         HVX_COUNT(VX_DV);                                                              \
         HVX_FOR(i, N) {                                                                \
-            vxx.v[0].DST[i] += vu.SRC[2 * i] + vv.SRC[2 * i];                          \
-            vxx.v[1].DST[i] += vu.SRC[2 * i + 1] + vv.SRC[2 * i + 1];                  \
+            vxx.v[0].UDST[i] += (uint32_t) (vu.SRC[2 * i] + vv.SRC[2 * i]);            \
+            vxx.v[1].UDST[i] += (uint32_t) (vu.SRC[2 * i + 1] + vv.SRC[2 * i + 1]);    \
         }                                                                              \
         return vxx;                                                                    \
     }
-HVX_DEF_WIDEN_ACC(Q6_Ww_vaddacc_WwVhVh, w, h, 32)
-HVX_DEF_WIDEN_ACC(Q6_Wh_vaddacc_WhVubVub, h, ub, 64)
-HVX_DEF_WIDEN_ACC(Q6_Ww_vaddacc_WwVuhVuh, w, uh, 32)
+HVX_DEF_WIDEN_ACC(Q6_Ww_vaddacc_WwVhVh, uw, h, 32)
+HVX_DEF_WIDEN_ACC(Q6_Wh_vaddacc_WhVubVub, uh, ub, 64)
+HVX_DEF_WIDEN_ACC(Q6_Ww_vaddacc_WwVuhVuh, uw, uh, 32)
 
 /* --- averages: Vd = vavg(Vu, Vv) = (u + v) >> 1, :rnd adds 1 first; vnavg = (u - v) >> 1. CVI_VA --- */
 HVX_DEF_VV_LANES(Q6_Vb_vavg_VbVb, VA, b, 128, (u + v) >> 1)

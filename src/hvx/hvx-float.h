@@ -85,7 +85,8 @@ HVX_INLINE uint16_t hvx_hf_fma(uint16_t a, uint16_t b, uint16_t c) {
     hvx_hf_split(a, &ma, &qa);
     hvx_hf_split(b, &mb, &qb);
     hvx_hf_split(c, &mc, &qc);
-    const __int128 s = ((__int128) (ma * mb) << (qa + qb + 48)) + ((__int128) mc << (qc + 48));
+    const __int128 s =
+        (__int128) (ma * mb) * ((__int128) 1 << (qa + qb + 48)) + (__int128) mc * ((__int128) 1 << (qc + 48));
     if (s == 0) { /* exact zero: -0 only when both terms are zeros of negative sign */
         return (uint16_t) (((a ^ b) & c) & 0x8000u);
     }

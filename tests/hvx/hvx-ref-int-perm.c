@@ -390,7 +390,7 @@ REF(Q6_V_vlalign_VVI) {
 }
 REF(Q6_V_vror_VR) {
     for (int i = 0; i < 128; i++) {
-        ref_st(OUT(0), 1, i, ref_ld(IN(0), 1, 0, (i + io->r) & 127));
+        ref_st(OUT(0), 1, i, ref_ld(IN(0), 1, 0, (int) (((uint32_t) i + (uint32_t) io->r) & 127)));
     }
 }
 static void ref_shuff1(struct hvx_case_io *io, int w) {
