@@ -1,0 +1,110 @@
+/*
+ * scripts/hvx-inspect.py on a fixture with known defects (tests/hvx/inspect/kernels.c): it must find
+ * the in-loop vector spill of compute_spill and the float promotion of compute_promote, pass
+ * compute_clean, honour --func, --spills and --promotions, print the annotated disassembly, and exit 2
+ * when it cannot compile its input. Needs python3, clang and llvm-objdump: skips without them, and
+ * fails under CI=true.
+ */
+#include "test-common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOOL    VNPU_SOURCE_DIR "/scripts/hvx-inspect.py"
+#define FIXTURE VNPU_SOURCE_DIR "/tests/hvx/inspect/kernels.c"
+
+static void require_tools(void **state) {
+    (void) state;
+    char *out = NULL;
+    const int rc = test_run(&out, NULL, "command -v python3 && command -v clang && command -v llvm-objdump");
+    free(out);
+    test_require(rc == 0, "python3, clang and llvm-objdump", "install Debian's python3, clang and llvm");
+}
+
+/* Run the tool with ARGS; returns its exit status and its stdout in *out (caller frees). */
+static int inspect(char **out, const char *args) {
+    char *err = NULL;
+    const int rc = test_run(out, &err, "python3 '%s' %s", TOOL, args);
+    if (rc != 0 && rc != 1) {
+        fprintf(stderr, "hvx-inspect %s: exit %d\n%s", args, rc, err);
+    }
+    free(err);
+    return rc;
+}
+
+static void test_finds_in_loop_spill(void **state) {
+    require_tools(state);
+    for (int arch = 68; arch <= 69; arch++) {
+        char *out = NULL, args[256];
+        snprintf(args, sizeof(args), "--arch %d --spills --strict --func '^compute_' '%s'", arch, FIXTURE);
+        assert_int_equal(inspect(&out, args), 1);
+        assert_non_null(strstr(out, "FAIL tests/hvx/inspect/kernels.c: compute_spill:"));
+        assert_non_null(strstr(out, "in loop: vector spill store: vmem("));
+        assert_non_null(strstr(out, "in loop: vector spill load: v"));
+        assert_non_null(strstr(out, "ok   tests/hvx/inspect/kernels.c: compute_clean:"));
+        assert_non_null(strstr(out, "ok   tests/hvx/inspect/kernels.c: compute_promote:")); /* spills only */
+        assert_null(strstr(out, "helper_spill"));                                           /* not selected */
+        free(out);
+    }
+}
+
+static void test_finds_promotion(void **state) {
+    require_tools(state);
+    char *out = NULL;
+    assert_int_equal(inspect(&out, "--promotions --strict --func '^compute_(promote|clean)$' '" FIXTURE "'"), 1);
+    assert_non_null(strstr(out, "FAIL tests/hvx/inspect/kernels.c: compute_promote:"));
+    assert_non_null(strstr(out, "in loop: single-to-double conversion: "));
+    assert_non_null(strstr(out, "convert_sf2df"));
+    assert_non_null(strstr(out, "ok   tests/hvx/inspect/kernels.c: compute_clean:"));
+    free(out);
+}
+
+/* Without --strict the same findings are a report: exit 0. The clean function passes strictly. */
+static void test_exit_status(void **state) {
+    require_tools(state);
+    char *out = NULL;
+    assert_int_equal(inspect(&out, "'" FIXTURE "'"), 0);
+    assert_non_null(strstr(out, "hvx-inspect: 4 functions checked"));
+    free(out);
+    assert_int_equal(inspect(&out, "--strict --func '^compute_clean$' '" FIXTURE "'"), 0);
+    assert_non_null(strstr(out, "hvx-inspect: 1 functions checked for in-loop vector spills and float promotions"));
+    assert_non_null(strstr(out, ": 0 violations"));
+    free(out);
+}
+
+static void test_disasm_annotates(void **state) {
+    require_tools(state);
+    char *out = NULL;
+    assert_int_equal(inspect(&out, "--disasm compute_spill '" FIXTURE "'"), 0);
+    assert_non_null(strstr(out, "compute_spill (tests/hvx/inspect/kernels.c, Hexagon): 1 loops"));
+    assert_non_null(strstr(out, "<<< vector spill store (in loop)"));
+    assert_non_null(strstr(out, "<<< vector spill load (in loop)"));
+    assert_non_null(strstr(out, "vrmpy("));
+    free(out);
+    assert_int_equal(inspect(&out, "--disasm no_such_function '" FIXTURE "'"), 2);
+    free(out);
+}
+
+static void test_bad_input(void **state) {
+    require_tools(state);
+    char path[4200], *out = NULL;
+    snprintf(path, sizeof(path), "%s/broken.c", test_tmpdir());
+    const char *text = "void compute_broken(void) { this is not C; }\n";
+    test_write_file(path, text, strlen(text));
+    char args[4300];
+    snprintf(args, sizeof(args), "--strict '%s'", path);
+    assert_int_equal(inspect(&out, args), 2);
+    free(out);
+    assert_int_equal(inspect(&out, "--strict /nonexistent/kernels.c"), 2);
+    free(out);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_finds_in_loop_spill), cmocka_unit_test(test_finds_promotion),
+        cmocka_unit_test(test_exit_status),         cmocka_unit_test(test_disasm_annotates),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
