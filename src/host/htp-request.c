@@ -171,9 +171,8 @@ static enum vnpu_status batch_operand(struct htp_batch *b, const struct htp_oper
 static enum vnpu_status batch_add(struct htp_batch *b, const struct vnpu_tensor *node, const struct vnpu_tensor *fused,
                                   bool *full) {
     struct htp_device *d = b->d;
-    const struct htp_op_family *family;
+    const struct htp_op_family *family = &htp_family_unary; /* RMS_NORM_MUL's */
     const uint32_t opcode = fused ? HTP_OP_RMS_NORM_MUL : htp_op_of(node, &family);
-    family = fused ? &htp_family_unary : family;
     struct htp_op_desc op;
     memset(&op, 0, sizeof(op));
     const struct vnpu_tensor *src[HTP_MAX_SRC] = {NULL}, *dst[HTP_MAX_DST] = {NULL};
