@@ -19,8 +19,8 @@
 /* Scalar reference body of every vrmpy form; TU/TV are the byte lanes (ub or b) of each operand. */
 #define HVX_VRMPY_LANES(R, ACC, VU, TU, VV, TV)                               \
     HVX_FOR(i, 32) {                                                          \
-        int64_t s = 0;                                                        \
-        HVX_FOR(j, 4) s += (int64_t) (VU).TU[4 * i + j] * (VV).TV[4 * i + j]; \
+        int32_t s = 0; /* at most 4 * 255 * 255 */                            \
+        HVX_FOR(j, 4) s += (int32_t) (VU).TU[4 * i + j] * (VV).TV[4 * i + j]; \
         (R).uw[i] = (ACC).uw[i] + (uint32_t) s;                               \
     }
 
