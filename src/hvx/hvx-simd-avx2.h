@@ -3,8 +3,9 @@
  *
  * The emulated intrinsics (hvx-*.h) that have a fast path are written once against the chunk
  * primitives below (hvx_s_*) and HVX_SIMD_EACH; a backend for another ISA is one more file with the
- * same primitives (an AVX-512 one: 2 chunks of __m512i, hvx_s_dot4_i8 on VPDPBUSD) selected in
- * hvx-types.h by the VNPU_HVX_SIMD option. Every primitive is exact: where an x86 instruction saturates
+ * same primitives selected in hvx-types.h by the VNPU_HVX_SIMD option (an AVX-512 one would hold a
+ * register in 2 chunks of __m512i and could do the vrmpy dot products with VPDPBUSD; it is not written,
+ * as no machine here runs AVX-512). Every primitive is exact: where an x86 instruction saturates
  * or wraps differently from HVX, the caller handles it (e.g. hvx-mpy.h's vrmpy edge case).
  *
  * Chunk-crossing primitives (zip, unzip, alignr) work on whole chunks in element order, so the
