@@ -8,6 +8,8 @@
  */
 #include "gguf.h"
 
+#include "file-out.h"
+
 #include "log.h"
 
 #include <errno.h>
@@ -456,34 +458,12 @@ enum vnpu_status gguf_writer_write(struct gguf_writer *w, const char *path) {
     if (w->status != VNPU_STATUS_OK) {
         return w->status;
     }
-    const size_t len = strlen(path);
-    char *tmp = malloc(len + sizeof(".tmp"));
-    if (!tmp) {
-        vnpu_log_error("%s: no memory to write it", path);
-        return VNPU_STATUS_NO_MEMORY;
+    struct vnpu_file_out f;
+    const enum vnpu_status st = vnpu_file_out_open(path, &f);
+    if (st != VNPU_STATUS_OK) {
+        return st;
     }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", sizeof(".tmp"));
-    struct gguf_out o = {.fp = fopen(tmp, "wb")};
-    if (!o.fp) {
-        vnpu_log_error("%s: cannot create: %s", tmp, strerror(errno));
-        free(tmp);
-        return VNPU_STATUS_IO;
-    }
+    struct gguf_out o = {.fp = f.fp};
     out_file(&o, w);
-    if (o.err == 0 && (fflush(o.fp) != 0 || fsync(fileno(o.fp)) != 0)) {
-        o.err = errno;
-    }
-    if (fclose(o.fp) != 0 && o.err == 0) {
-        o.err = errno;
-    }
-    if (o.err == 0 && rename(tmp, path) != 0) {
-        o.err = errno;
-    }
-    if (o.err != 0) {
-        vnpu_log_error("%s: write failed (%zu bytes, through %s): %s", path, o.pos, tmp, strerror(o.err));
-        unlink(tmp);
-    }
-    free(tmp);
-    return o.err == 0 ? VNPU_STATUS_OK : VNPU_STATUS_IO;
+    return vnpu_file_out_commit(&f, o.err);
 }

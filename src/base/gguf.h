@@ -166,8 +166,9 @@ void gguf_writer_copy_kv(struct gguf_writer *w, const struct gguf_file *f, int64
 void gguf_writer_add_tensor(struct gguf_writer *w, const char *name, enum vnpu_type type, uint32_t n_dims,
                             const int64_t *ne, const void *data);
 
-/* Write the file: to path + ".tmp", then rename over path, so a failure never leaves a half-written
- * file at path (the temporary is removed). VNPU_STATUS_IO with a message on failure. Tensor data is laid
+/* Write the file through src/base/file-out.h: a temporary beside path renamed over it when complete, so a
+ * failure never leaves a half-written file (VNPU_STATUS_IO with a message; VNPU_STATUS_BAD_ARG when path
+ * exists and is not a regular file). Tensor data is laid
  * out in the order of the add calls, each padded to the alignment, as llama.cpp's gguf_write does.
  * A set/add call that failed earlier (logged then: VNPU_STATUS_BAD_ARG for an empty, too long or
  * duplicate tensor name, bad dims, a type or ne[0] the type cannot hold, general.alignment not a u32

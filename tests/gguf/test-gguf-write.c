@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <glob.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,10 +40,14 @@ static bool exists(const char *path) {
     return stat(path, &st) == 0;
 }
 
+/* Whether a temporary of the writer (path.XXXXXX, src/base/file-out.h) was left beside path. */
 static bool tmp_exists(const char *path) {
-    char tmp[4300];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    return exists(tmp);
+    char pattern[4300];
+    snprintf(pattern, sizeof(pattern), "%s.??????", path);
+    glob_t g;
+    const int rc = glob(pattern, 0, NULL, &g);
+    globfree(&g);
+    return rc == 0;
 }
 
 /* The encoded bytes of a kv's value, for comparing two files kv by kv. */
@@ -391,5 +396,5 @@ int main(void) {
         cmocka_unit_test(test_setters),          cmocka_unit_test(test_bad_calls_write_nothing),
         cmocka_unit_test(test_unwritable_path),  cmocka_unit_test(test_failed_write_keeps_old_file),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
 }
