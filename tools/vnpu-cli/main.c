@@ -5,13 +5,16 @@
  *
  * Streams the prompt and the generated pieces to stdout, then prints llama.cpp-style timings to stderr.
  */
+#include "file-out.h"
 #include "tool-common.h"
 #include "vnpu.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 
 #define TOOL "vnpu-cli"
 
@@ -37,18 +40,20 @@ static void usage(FILE *out) {
             "  -p, --prompt TEXT        prompt text (BOS added as the vocabulary says)\n"
             "  -f, --file FILE          read the prompt from FILE\n"
             "      --tokens IDS         prompt as comma-separated token ids, used verbatim\n"
-            "  -n, --n-predict N        tokens to generate (-1: until end of text or context full; default -1)\n"
+            "  -n, --n-predict N        tokens to generate (-1: until end of text; -2: until the context is full;\n"
+            "                           default -1)\n"
             "  -t, --threads N          CPU threads (default: all cores)\n"
-            "  -c, --ctx-size N         context size in tokens (default 4096, at most the model's; 0: the model's)\n"
+            "  -c, --ctx-size N         context size in tokens (default 4096; 0: the model's training context)\n"
             "  -b, --batch-size N       tokens per decode graph (default 512)\n"
             "      --device LIST        comma-separated devices: CPU, HTP0, HTP1, ... (default CPU)\n"
-            "  -fa, --flash-attn on|off attention as FLASH_ATTN_EXT (on, default) or MUL_MAT + SOFT_MAX\n"
+            "  -fa, --flash-attn on|off|auto  attention as FLASH_ATTN_EXT (on, auto: default) or MUL_MAT + SOFT_MAX\n"
             "  -ctk, --cache-type-k T   KV cache K type: f16 (default) or f32\n"
             "  -ctv, --cache-type-v T   KV cache V type: f16 (default) or f32\n"
-            "      --seed N             sampler seed (default: random, printed)\n"
+            "      --seed N             sampler seed (default -1: random, printed)\n"
             "      --temp T             temperature (default 0.8; 0: greedy)\n"
             "      --top-k N            top-k (default 40; 0: off)\n"
             "      --top-p P            top-p (default 0.95; 1: off)\n"
+            "      --min-p P            min-p (default 0.05; 0: off)\n"
             "      --ignore-eos         keep generating past end-of-text tokens\n"
             "      --logits-out FILE    write every position's logits (oracle LLREFLG1 format)\n"
             "      --print-token-ids    print the prompt and generated token ids to stderr\n"
@@ -72,7 +77,6 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
     a->cparams = vnpu_context_default_params();
     a->cparams.n_ctx = 4096;
     a->sparams = vnpu_sampler_default_params();
-    const char *n_ctx = NULL;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
 #define IS(s, l) (strcmp(o, s) == 0 || strcmp(o, l) == 0)
@@ -89,36 +93,38 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
         } else if (IS("--tokens", "--tokens")) {
             a->tokens = VALUE();
         } else if (IS("-n", "--n-predict")) {
-            a->n_predict = (int32_t) tool_parse_int(TOOL, o, VALUE(), -1, 1 << 24);
+            a->n_predict = (int32_t) tool_parse_int(TOOL, o, VALUE(), -2, 1 << 24);
         } else if (IS("-t", "--threads")) {
             a->cparams.n_threads = (int32_t) tool_parse_int(TOOL, o, VALUE(), 1, 512);
         } else if (IS("-c", "--ctx-size")) {
-            n_ctx = VALUE();
-            a->cparams.n_ctx = (uint32_t) tool_parse_int(TOOL, o, n_ctx, 0, 1 << 24);
+            a->cparams.n_ctx = (uint32_t) tool_parse_int(TOOL, o, VALUE(), 0, 1 << 24);
         } else if (IS("-b", "--batch-size")) {
             a->cparams.n_batch = (uint32_t) tool_parse_int(TOOL, o, VALUE(), 1, 1 << 16);
         } else if (IS("-dev", "--device")) {
             a->cparams.devices = VALUE();
         } else if (IS("-fa", "--flash-attn")) {
             const char *v = VALUE();
-            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
-                fprintf(stderr, TOOL ": %s '%s': expected on or off\n", o, v);
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0 && strcmp(v, "auto") != 0) {
+                fprintf(stderr, TOOL ": %s '%s': expected on, off or auto\n", o, v);
                 exit(2);
             }
-            a->cparams.flash_attn = strcmp(v, "on") == 0;
+            a->cparams.flash_attn = strcmp(v, "off") != 0; /* auto: on, as llama.cpp chooses on the CPU */
         } else if (IS("-ctk", "--cache-type-k")) {
             a->cparams.type_k = parse_kv_type(o, VALUE());
         } else if (IS("-ctv", "--cache-type-v")) {
             a->cparams.type_v = parse_kv_type(o, VALUE());
         } else if (IS("-s", "--seed")) {
-            a->sparams.seed = (uint64_t) tool_parse_int(TOOL, o, VALUE(), 0, INT64_MAX);
-            a->seed_set = true;
+            const int64_t seed = tool_parse_int(TOOL, o, VALUE(), -1, INT64_MAX);
+            a->sparams.seed = (uint64_t) seed;
+            a->seed_set = seed >= 0; /* -1: random, as llama.cpp's LLAMA_DEFAULT_SEED */
         } else if (IS("--temp", "--temperature")) {
             a->sparams.temp = (float) tool_parse_float(TOOL, o, VALUE(), 0.0, 100.0);
         } else if (IS("--top-k", "--top-k")) {
             a->sparams.top_k = (int32_t) tool_parse_int(TOOL, o, VALUE(), 0, INT32_MAX);
         } else if (IS("--top-p", "--top-p")) {
             a->sparams.top_p = (float) tool_parse_float(TOOL, o, VALUE(), 0.0, 1.0);
+        } else if (IS("--min-p", "--min-p")) {
+            a->sparams.min_p = (float) tool_parse_float(TOOL, o, VALUE(), 0.0, 1.0);
         } else if (IS("--ignore-eos", "--ignore-eos")) {
             a->ignore_eos = true;
         } else if (IS("--logits-out", "--logits-out")) {
@@ -142,13 +148,19 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
         fprintf(stderr, TOOL ": give exactly one prompt: -p TEXT, -f FILE or --tokens IDS\n");
         exit(2);
     }
+    struct stat sm, sl;
+    if (a->logits_out && stat(a->model, &sm) == 0 && stat(a->logits_out, &sl) == 0 && sm.st_dev == sl.st_dev &&
+        sm.st_ino == sl.st_ino) {
+        fprintf(stderr, TOOL ": --logits-out %s is the model file; choose another path\n", a->logits_out);
+        exit(2);
+    }
 }
 
 /* The prompt file's bytes (NUL-terminated), or NULL with a message. */
 static char *read_prompt_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fprintf(stderr, TOOL ": cannot open prompt file %s\n", path);
+        fprintf(stderr, TOOL ": cannot open prompt file %s: %s\n", path, strerror(errno));
         return NULL;
     }
     size_t cap = 4096, n = 0, got;
@@ -159,14 +171,15 @@ static char *read_prompt_file(const char *path, size_t *len) {
             char *bigger = realloc(text, cap *= 2);
             if (!bigger) {
                 free(text);
-                text = NULL;
             }
             text = bigger;
         }
     }
+    const bool failed = !text || ferror(f);
     fclose(f);
-    if (!text) {
-        fprintf(stderr, TOOL ": prompt file %s is too large\n", path);
+    if (failed) {
+        fprintf(stderr, TOOL ": cannot read prompt file %s%s\n", path, text ? "" : ": too large");
+        free(text);
         return NULL;
     }
     text[n] = '\0';
@@ -181,18 +194,20 @@ static int32_t parse_token_list(const char *list, vnpu_token **out) {
         n += *p == ',';
     }
     vnpu_token *ids = malloc((size_t) n * sizeof(*ids));
-    if (!ids) {
+    char *item = malloc(strlen(list) + 1);
+    if (!ids || !item) {
         fprintf(stderr, TOOL ": cannot allocate %d token ids\n", n);
         exit(1);
     }
     const char *p = list;
     for (int32_t i = 0; i < n; i++) {
-        char item[32];
         const size_t len = strcspn(p, ",");
-        snprintf(item, sizeof(item), "%.*s", (int) (len < sizeof(item) - 1 ? len : sizeof(item) - 1), p);
+        memcpy(item, p, len);
+        item[len] = '\0';
         ids[i] = (vnpu_token) tool_parse_int(TOOL, "--tokens", item, 0, INT32_MAX);
         p += len + 1;
     }
+    free(item);
     *out = ids;
     return n;
 }
@@ -222,64 +237,59 @@ static int32_t prompt_tokens(const struct vnpu_model *model, const struct cli_ar
 }
 
 static void print_piece(const struct vnpu_model *model, vnpu_token token) {
-    char piece[256];
-    const int32_t n = vnpu_token_to_piece(model, token, piece, sizeof(piece), false);
+    char small[256];
+    char *piece = small;
+    int32_t n = vnpu_token_to_piece(model, token, piece, sizeof(small), false);
+    if (n < 0 && (piece = malloc((size_t) -n)) != NULL) { /* a token longer than the usual buffer */
+        n = vnpu_token_to_piece(model, token, piece, -n, false);
+    }
     if (n > 0) {
         fwrite(piece, 1, (size_t) n, stdout);
         fflush(stdout);
     }
+    if (piece != small) {
+        free(piece);
+    }
 }
 
 /* Logits file of the oracle (LLREFLG1): header, then the rows, then the tokens; see
- * ../shared/oracle/README.md. Written to path.tmp and renamed when complete. */
+ * ../shared/oracle/README.md. Written through src/base/file-out.h: complete or not at all. */
 struct logits_file {
-    FILE *f;
-    char *tmp_path;
+    struct vnpu_file_out out;
     uint32_t n_rows;
+    int err; /* first write error */
 };
 
-static bool logits_file_open(struct logits_file *lf, const char *path) {
-    lf->tmp_path = malloc(strlen(path) + 5);
-    if (!lf->tmp_path) {
-        return false;
+static void logits_file_put(struct logits_file *lf, const void *data, size_t size) {
+    if (lf->err == 0 && fwrite(data, 1, size, lf->out.fp) != size) {
+        lf->err = errno ? errno : EIO;
     }
-    sprintf(lf->tmp_path, "%s.tmp", path);
-    lf->f = fopen(lf->tmp_path, "wb");
-    if (!lf->f) {
-        fprintf(stderr, TOOL ": cannot create %s\n", lf->tmp_path);
+}
+
+static bool logits_file_open(struct logits_file *lf, const char *path) {
+    if (vnpu_file_out_open(path, &lf->out) != VNPU_STATUS_OK) {
         return false;
     }
     static const uint8_t zero_header[32];
-    return fwrite(zero_header, 1, sizeof(zero_header), lf->f) == sizeof(zero_header);
+    logits_file_put(lf, zero_header, sizeof(zero_header));
+    return true;
 }
 
-static bool logits_file_row(struct logits_file *lf, const float *row, int32_t n_vocab) {
+static void logits_file_row(struct logits_file *lf, const float *row, int32_t n_vocab) {
     lf->n_rows++;
-    return fwrite(row, sizeof(float), (size_t) n_vocab, lf->f) == (size_t) n_vocab;
+    logits_file_put(lf, row, (size_t) n_vocab * sizeof(float));
 }
 
-static bool logits_file_finish(struct logits_file *lf, const char *path, int32_t n_vocab, const vnpu_token *tokens,
-                               int32_t n_prompt, int32_t n_gen) {
+static bool logits_file_finish(struct logits_file *lf, int32_t n_vocab, const vnpu_token *tokens, int32_t n_prompt,
+                               int32_t n_gen) {
     const uint32_t header[6] = {1, (uint32_t) n_vocab, (uint32_t) n_prompt, (uint32_t) n_gen, lf->n_rows, 0};
-    bool ok = fwrite(tokens, sizeof(vnpu_token), (size_t) (n_prompt + n_gen), lf->f) == (size_t) (n_prompt + n_gen);
-    ok = ok && fseek(lf->f, 0, SEEK_SET) == 0 && fwrite("LLREFLG1", 1, 8, lf->f) == 8 &&
-         fwrite(header, sizeof(uint32_t), 6, lf->f) == 6;
-    ok = fclose(lf->f) == 0 && ok;
-    lf->f = NULL;
-    ok = ok && rename(lf->tmp_path, path) == 0;
-    if (!ok) {
-        fprintf(stderr, TOOL ": cannot write %s\n", path);
-        remove(lf->tmp_path);
+    logits_file_put(lf, tokens, sizeof(vnpu_token) * (size_t) (n_prompt + n_gen));
+    if (lf->err == 0 && fseek(lf->out.fp, 0, SEEK_SET) != 0) {
+        lf->err = errno;
     }
-    return ok;
-}
-
-static void logits_file_abort(struct logits_file *lf) {
-    if (lf->f) {
-        fclose(lf->f);
-        remove(lf->tmp_path);
-    }
-    free(lf->tmp_path);
+    logits_file_put(lf, "LLREFLG1", 8);
+    logits_file_put(lf, header, sizeof(header));
+    return vnpu_file_out_commit(&lf->out, lf->err) == VNPU_STATUS_OK;
 }
 
 static void print_perf(const struct vnpu_perf *p) {
@@ -306,16 +316,12 @@ static void print_ids(const char *what, const vnpu_token *ids, int32_t n) {
 
 /* Decode the prompt, then sample and decode until n_predict tokens, end of text or a full context. */
 static int generate(struct vnpu_model *model, struct vnpu_context *ctx, struct vnpu_sampler *smpl,
-                    const struct cli_args *a, vnpu_token *tokens, int32_t n_prompt, int32_t n_cap) {
+                    const struct cli_args *a, struct logits_file *lf, vnpu_token *tokens, int32_t n_prompt,
+                    int32_t n_cap) {
     const int32_t n_vocab = vnpu_model_n_vocab(model);
-    struct logits_file lf = {0};
-    if (a->logits_out && !logits_file_open(&lf, a->logits_out)) {
-        logits_file_abort(&lf);
-        return 1;
-    }
     bool ok = vnpu_decode(ctx, tokens, NULL, n_prompt, a->logits_out != NULL) == VNPU_STATUS_OK;
     for (int32_t i = 0; ok && a->logits_out && i < n_prompt; i++) {
-        ok = logits_file_row(&lf, vnpu_get_logits(ctx, i), n_vocab);
+        logits_file_row(lf, vnpu_get_logits(ctx, i), n_vocab);
     }
     int32_t n_gen = 0;
     while (ok && n_gen < n_cap) {
@@ -328,7 +334,9 @@ static int generate(struct vnpu_model *model, struct vnpu_context *ctx, struct v
         /* Every generated token is decoded when logits are written (the oracle's files hold a row for each). */
         if ((n_gen < n_cap && !eog) || a->logits_out) {
             ok = vnpu_decode(ctx, &t, NULL, 1, false) == VNPU_STATUS_OK;
-            ok = ok && (!a->logits_out || logits_file_row(&lf, vnpu_get_logits(ctx, -1), n_vocab));
+            if (ok && a->logits_out) {
+                logits_file_row(lf, vnpu_get_logits(ctx, -1), n_vocab);
+            }
         }
         if (eog) {
             break;
@@ -336,9 +344,8 @@ static int generate(struct vnpu_model *model, struct vnpu_context *ctx, struct v
     }
     printf("\n");
     if (ok && a->logits_out) {
-        ok = logits_file_finish(&lf, a->logits_out, n_vocab, tokens, n_prompt, n_gen);
+        ok = logits_file_finish(lf, n_vocab, tokens, n_prompt, n_gen);
     }
-    logits_file_abort(&lf);
     if (a->print_ids) {
         print_ids("prompt ids", tokens, n_prompt);
         print_ids("generated ids", tokens + n_prompt, n_gen);
@@ -356,10 +363,19 @@ int main(int argc, char **argv) {
     struct cli_args a = {0};
     parse_args(argc, argv, &a);
     if (!a.seed_set) {
-        a.sparams.seed = (uint64_t) time(NULL);
+        uint32_t seed = 0;
+        if (getrandom(&seed, sizeof(seed), 0) != (ssize_t) sizeof(seed)) {
+            fprintf(stderr, TOOL ": no random seed available; give one with --seed\n");
+            return 1;
+        }
+        a.sparams.seed = seed;
         fprintf(stderr, "seed: %llu\n", (unsigned long long) a.sparams.seed);
     }
 
+    struct logits_file lf = {0}; /* opened first: a bad path fails before the model loads */
+    if (a.logits_out && !logits_file_open(&lf, a.logits_out)) {
+        return 1;
+    }
     struct vnpu_model_params mparams = vnpu_model_default_params();
     mparams.devices = a.cparams.devices ? a.cparams.devices : mparams.devices;
     mparams.progress = tool_progress;
@@ -367,13 +383,15 @@ int main(int argc, char **argv) {
     struct vnpu_model *model = NULL;
     if (vnpu_model_load(a.model, &mparams, &model) != VNPU_STATUS_OK) {
         fprintf(stderr, TOOL ": cannot load model %s\n", a.model);
+        vnpu_file_out_abort(&lf.out);
         return 1;
     }
     char desc[256];
     vnpu_model_desc(model, desc, sizeof(desc));
     fprintf(stderr, "model: %s\n", desc);
     if (a.cparams.n_ctx > (uint32_t) vnpu_model_n_ctx_train(model)) {
-        a.cparams.n_ctx = (uint32_t) vnpu_model_n_ctx_train(model);
+        fprintf(stderr, "warning: the context (%u) is larger than the model was trained for (%d)\n", a.cparams.n_ctx,
+                vnpu_model_n_ctx_train(model));
     }
 
     struct vnpu_context *ctx = NULL;
@@ -401,13 +419,14 @@ int main(int argc, char **argv) {
                     print_piece(model, tokens[i]);
                 }
             }
-            rc = generate(model, ctx, smpl, &a, tokens, n_prompt, n_cap);
+            rc = generate(model, ctx, smpl, &a, &lf, tokens, n_prompt, n_cap);
         } else {
             fprintf(stderr, TOOL ": out of memory\n");
             tokens = all ? all : tokens;
         }
         vnpu_sampler_free(smpl);
     }
+    vnpu_file_out_abort(&lf.out); /* nothing left when generate committed it */
     free(tokens);
     vnpu_context_free(ctx);
     vnpu_model_free(model);
