@@ -133,16 +133,19 @@ struct vnpu_sampler_params {
     float temp;    /* <= 0: greedy (argmax, lowest id on ties) */
     int32_t top_k; /* keep the k largest logits; <= 0 or >= n_vocab: off */
     float top_p;   /* keep the shortest best-first prefix with this much probability (at least 1); >= 1: off */
+    float min_p;   /* keep tokens with at least min_p times the top token's probability; <= 0: off */
     uint64_t seed; /* xoshiro256** seeded through splitmix64: a seed and the logits fix the tokens */
 };
 
-/* llama.cpp's defaults: temp 0.8, top_k 40, top_p 0.95; seed 0 (fixed: a caller wanting variety passes one). */
+/* llama.cpp's defaults: temp 0.8, top_k 40, top_p 0.95, min_p 0.05; seed 0 (fixed: a caller wanting variety
+ * passes one). */
 struct vnpu_sampler_params vnpu_sampler_default_params(void);
-/* A sampler with its own generator state; NULL (logged) when temp or top_p is NaN or memory runs out. */
+/* A sampler with its own generator state; NULL (logged) when temp, top_p or min_p is NaN or memory runs out. */
 struct vnpu_sampler *vnpu_sampler_new(const struct vnpu_sampler_params *params);
 void vnpu_sampler_free(struct vnpu_sampler *sampler); /* NULL is a no-op */
 /* Pick a token from n_vocab logits, in llama.cpp's default chain order: top-k, top-p (on the untempered
- * distribution, as llama_sampler_top_p with min_keep 1), temperature, then a draw from the seeded generator.
+ * distribution, as llama_sampler_top_p with min_keep 1), min-p, temperature, then a draw from the seeded
+ * generator.
  * Equal logits rank by lower id; a NaN logit counts as -inf; when the largest logit is not finite (all -inf,
  * or a +inf) the argmax is returned. -1 (logged) when logits is NULL, n_vocab <= 0 or memory runs out.
  * Advances the generator: not thread-safe on one sampler. */

@@ -1,6 +1,6 @@
 /*
  * The token sampler of include/vnpu.h: greedy at temperature <= 0, else llama.cpp's default chain with its
- * optional stages off (common/sampling.cpp: top-k, top-p, temperature, dist), drawing from a seeded
+ * optional stages off (common/sampling.cpp: top-k, top-p, min-p, temperature, dist), drawing from a seeded
  * xoshiro256** generator (Blackman and Vigna, "Scrambled linear pseudorandom number generators", 2021;
  * state from splitmix64 of the seed): a seed and the logits fix the tokens, on every machine whose C library
  * computes the same expf (a differing last bit can only change a draw that lands within rounding of a
@@ -126,13 +126,13 @@ static struct sampler_candidate heap_pop(struct sampler_candidate *h, size_t *n,
 
 struct vnpu_sampler_params vnpu_sampler_default_params(void) {
     /* llama.cpp's common_params_sampling defaults; the seed is fixed (callers wanting variety pass one) */
-    return (struct vnpu_sampler_params){.temp = 0.8f, .top_k = 40, .top_p = 0.95f, .seed = 0};
+    return (struct vnpu_sampler_params){.temp = 0.8f, .top_k = 40, .top_p = 0.95f, .min_p = 0.05f, .seed = 0};
 }
 
 struct vnpu_sampler *vnpu_sampler_new(const struct vnpu_sampler_params *params) {
-    if (isnan(params->temp) || isnan(params->top_p)) {
-        vnpu_log_error("sampler: temp %g, top_p %g: NaN is not a valid setting", (double) params->temp,
-                       (double) params->top_p);
+    if (isnan(params->temp) || isnan(params->top_p) || isnan(params->min_p)) {
+        vnpu_log_error("sampler: temp %g, top_p %g, min_p %g: NaN is not a valid setting", (double) params->temp,
+                       (double) params->top_p, (double) params->min_p);
         return NULL;
     }
     struct vnpu_sampler *s = calloc(1, sizeof(*s));
@@ -217,12 +217,26 @@ static size_t sampler_top_p(struct sampler_candidate *c, size_t n, bool sorted, 
     return n_keep;
 }
 
-/* Draw one of c[0, n) with probability softmax(logit / temp); max_logit is the largest logit among them. */
+/* The candidates of c[0, n) whose probability is at least min_p times the largest's, in order, into
+ * best[] (which may be c): llama_sampler_min_p's test on logits, logit >= max_logit + ln(min_p). */
+static size_t sampler_min_p(const struct sampler_candidate *c, size_t n, float min_p, float max_logit,
+                            struct sampler_candidate *best) {
+    const float min_logit = max_logit + logf(min_p);
+    size_t n_keep = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (c[i].logit >= min_logit) {
+            best[n_keep++] = c[i];
+        }
+    }
+    return n_keep;
+}
+
+/* Draw one of c[0, n) with probability softmax(logit / temp); max_logit is the largest logit among them.
+ * (logit - max) / temp, not times 1 / temp: a tiny temp makes the reciprocal infinite and 0 * inf NaN. */
 static vnpu_token sampler_draw(struct vnpu_sampler *s, const struct sampler_candidate *c, size_t n, float max_logit) {
-    const float inv_temp = 1.0f / s->params.temp;
     double total = 0.0;
     for (size_t i = 0; i < n; i++) {
-        s->weight[i] = expf((c[i].logit - max_logit) * inv_temp);
+        s->weight[i] = expf((c[i].logit - max_logit) / s->params.temp);
         total += s->weight[i];
     }
     const double u = sampler_uniform(s) * total;
@@ -266,6 +280,10 @@ vnpu_token vnpu_sampler_sample(struct vnpu_sampler *sampler, const float *logits
     }
     if (p->top_p < 1.0f) {
         n_set = sampler_top_p(set, n_set, set == best, p->top_p, max_logit, best);
+        set = best;
+    }
+    if (p->min_p > 0.0f) {
+        n_set = sampler_min_p(set, n_set, p->min_p, max_logit, best);
         set = best;
     }
     return sampler_draw(sampler, set, n_set, max_logit);
