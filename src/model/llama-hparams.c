@@ -75,11 +75,13 @@ static enum vnpu_status hparam_f32(const struct gguf_file *f, const char *suffix
     return VNPU_STATUS_OK;
 }
 
-/* llama.rope.scaling.type: absent, "none" or "linear" (others change the rope math: unsupported). */
+/* Rope scaling, as llama.cpp reads it: llama.rope.scaling.type "none" or "linear" (absent means linear: a
+ * factor given alone scales linearly), the factor from llama.rope.scaling.factor or the older
+ * llama.rope.scale_linear, 0 or absent meaning no scaling; other types change the rope math (unsupported). */
 static enum vnpu_status hparam_rope_scaling(const struct gguf_file *f, struct llama_hparams *hp) {
     hp->rope_freq_scale = 1.0f;
     const int64_t ti = gguf_find_key(f, "llama.rope.scaling.type");
-    bool linear = false;
+    bool linear = true;
     if (ti >= 0) {
         if (gguf_kv_type(f, ti) != GGUF_TYPE_STRING) {
             vnpu_log_error("%s: key llama.rope.scaling.type has type %s, expected str", gguf_path(f),
@@ -87,24 +89,26 @@ static enum vnpu_status hparam_rope_scaling(const struct gguf_file *f, struct ll
             return VNPU_STATUS_BAD_FILE;
         }
         const struct gguf_str s = gguf_get_str(f, ti);
-        if (s.len == 6 && memcmp(s.data, "linear", 6) == 0) {
-            linear = true;
-        } else if (!(s.len == 4 && memcmp(s.data, "none", 4) == 0)) {
+        linear = s.len == 6 && memcmp(s.data, "linear", 6) == 0;
+        if (!linear && !(s.len == 4 && memcmp(s.data, "none", 4) == 0)) {
             vnpu_log_error("%s: llama.rope.scaling.type '%.*s' is not supported (none, linear)", gguf_path(f),
                            (int) (s.len > 32 ? 32 : s.len), s.data);
             return VNPU_STATUS_UNSUPPORTED;
         }
     }
-    float factor = 1.0f;
-    enum vnpu_status st = hparam_f32(f, "rope.scaling.factor", false, 1.0f, 1e-3f, 1e3f, &factor);
-    if (st == VNPU_STATUS_OK && gguf_find_key(f, "llama.rope.scaling.factor") < 0) {
-        st = hparam_f32(f, "rope.scale_linear", false, 1.0f, 1e-3f, 1e3f, &factor); /* older files */
-        linear = linear || gguf_find_key(f, "llama.rope.scale_linear") >= 0;
-    }
+    const char *factor_key =
+        gguf_find_key(f, "llama.rope.scaling.factor") >= 0 ? "rope.scaling.factor" : "rope.scale_linear";
+    float factor = 0.0f;
+    enum vnpu_status st = hparam_f32(f, factor_key, false, 0.0f, 0.0f, 1e3f, &factor);
     if (st != VNPU_STATUS_OK) {
         return st;
     }
-    if (linear) {
+    if (linear && factor != 0.0f) {
+        if (factor < 1e-3f) {
+            vnpu_log_error("%s: key llama.%s = %g is out of range [0.001, 1000] (or 0: no scaling)", gguf_path(f),
+                           factor_key, (double) factor);
+            return VNPU_STATUS_BAD_FILE;
+        }
         hp->rope_freq_scale = 1.0f / factor;
     }
     return hparam_u32(f, "rope.scaling.original_context_length", false, hp->n_ctx_train, 1, 1u << 24, &hp->n_ctx_orig);
