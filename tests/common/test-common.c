@@ -18,7 +18,14 @@ int test_in_ci(void) {
     return ci && strcmp(ci, "true") == 0;
 }
 
+static int missing_resources; /* tests skipped because a model or the oracle is missing */
+
+int test_result(int failures) {
+    return failures == 0 && missing_resources > 0 ? 77 : failures;
+}
+
 static void missing(const char *what, const char *how) {
+    missing_resources++;
     if (test_in_ci()) {
         fail_msg("%s is missing (CI=true requires it): %s", what, how);
     }

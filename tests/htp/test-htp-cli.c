@@ -164,5 +164,5 @@ int main(void) {
         cmocka_unit_test(test_htp_opfilter),
         cmocka_unit_test(test_htp_opstage_profile),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -227,5 +227,5 @@ int main(void) {
         cmocka_unit_test(test_buffer_free_unmaps),  cmocka_unit_test(test_requests_split_by_buffers),
         cmocka_unit_test(test_sliding_window),      cmocka_unit_test(test_host_memory_staged),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -38,5 +38,5 @@ int main(void) {
         cmocka_unit_test(test_ops_quick),
         cmocka_unit_test(test_ops_rerun_case),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
 }

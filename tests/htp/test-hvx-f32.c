@@ -163,5 +163,5 @@ int main(void) {
         cmocka_unit_test(test_exp),     cmocka_unit_test(test_recip), cmocka_unit_test(test_rsqrt),
         cmocka_unit_test(test_sigmoid), cmocka_unit_test(test_div),   cmocka_unit_test(test_reduce_sum),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
 }

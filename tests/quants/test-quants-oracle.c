@@ -295,5 +295,5 @@ int main(void) {
             tests[n++] = (struct CMUnitTest){names[t], test_type_against_oracle, NULL, NULL, &types[t]};
         }
     }
-    return _cmocka_run_group_tests("test-quants-oracle", tests, n, NULL, NULL);
+    return test_result(_cmocka_run_group_tests("test-quants-oracle", tests, n, NULL, NULL));
 }

@@ -485,5 +485,5 @@ int main(void) {
         cmocka_unit_test(test_session_open_errors), cmocka_unit_test(test_session_call_errors),
         cmocka_unit_test(test_htp_lib_path),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
 }
