@@ -2,8 +2,6 @@
 
 #include "log.h"
 
-#include "log.h"
-
 const char *vnpu_device_name(struct vnpu_device *dev) {
     return dev->iface->get_name(dev);
 }

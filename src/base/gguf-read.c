@@ -14,6 +14,7 @@
  */
 #include "gguf.h"
 
+#include "hash.h"
 #include "log.h"
 
 #include <assert.h>
@@ -71,14 +72,6 @@ struct name_index {
     size_t mask; /* capacity - 1; capacity is a power of two >= 2 * entries */
 };
 
-static uint64_t name_hash(const char *s, uint64_t len) {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
-    for (uint64_t i = 0; i < len; i++) {
-        h = (h ^ (uint8_t) s[i]) * 0x100000001b3ull;
-    }
-    return h;
-}
-
 static bool name_index_init(struct name_index *ix, int64_t n) {
     size_t cap = 8;
     while (cap < 2 * (size_t) n) {
@@ -97,7 +90,7 @@ static bool name_index_init(struct name_index *ix, int64_t n) {
 
 /* The slot holding name, or the empty slot where it would go. */
 static struct name_slot *name_index_slot(const struct name_index *ix, const char *name, uint64_t len) {
-    for (size_t i = name_hash(name, len) & ix->mask;; i = (i + 1) & ix->mask) {
+    for (size_t i = vnpu_fnv1a64(name, len) & ix->mask;; i = (i + 1) & ix->mask) {
         struct name_slot *s = &ix->slots[i];
         if (s->idx < 0 || (s->len == len && memcmp(s->name, name, len) == 0)) {
             return s;

@@ -24,7 +24,8 @@ enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu
     *n_devs = 0;
     bool have_cpu = false;
     enum vnpu_status st = VNPU_STATUS_OK;
-    for (const char *p = list; st == VNPU_STATUS_OK && *p;) {
+    const char *p = list;
+    do { /* every comma-separated item, the empty ones too ("CPU," names an empty device) */
         const size_t len = strcspn(p, ",");
         if (len == 0 || *n_devs == LLAMA_MAX_DEVICES - 1) {
             vnpu_log_error("device list '%s': %s", list, len == 0 ? "empty name" : "too many devices");
@@ -42,8 +43,8 @@ enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu
             have_cpu = have_cpu || strcmp(vnpu_device_name(devs[*n_devs]), "CPU") == 0;
             (*n_devs)++;
         }
-        p += len + (p[len] == ',');
-    }
+        p += len;
+    } while (st == VNPU_STATUS_OK && *p++ == ',');
     if (st == VNPU_STATUS_OK && !have_cpu) { /* the fallback for ops no NPU device takes */
         if ((st = vnpu_cpu_device_new(n_threads, &devs[*n_devs])) == VNPU_STATUS_OK) {
             (*n_devs)++;

@@ -6,6 +6,7 @@
  */
 #include "vocab-impl.h"
 
+#include "hash.h"
 #include "log.h"
 
 #include <assert.h>
@@ -97,16 +98,8 @@ static_assert(sizeof(eog_texts) / sizeof(eog_texts[0]) + sizeof(eog_specials) / 
 
 /* ---- token texts: hash map ---- */
 
-static uint64_t text_hash(const char *text, size_t len) {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
-    for (size_t i = 0; i < len; i++) {
-        h = (h ^ (uint8_t) text[i]) * 0x100000001b3ull;
-    }
-    return h;
-}
-
 vnpu_token vocab_text_to_token(const struct vnpu_vocab *vocab, const char *text, size_t len) {
-    for (size_t i = text_hash(text, len) & vocab->map_mask;; i = (i + 1) & vocab->map_mask) {
+    for (size_t i = vnpu_fnv1a64(text, len) & vocab->map_mask;; i = (i + 1) & vocab->map_mask) {
         const int32_t id = vocab->map[i];
         if (id < 0) {
             return -1;
@@ -237,7 +230,7 @@ static enum vnpu_status vocab_build_map(struct vnpu_vocab *v, const struct gguf_
     v->map_mask = size - 1;
     for (int32_t id = 0; id < v->n_tokens; id++) {
         const struct vocab_token *t = &v->tokens[id];
-        size_t i = text_hash(t->text, t->len) & v->map_mask;
+        size_t i = vnpu_fnv1a64(t->text, t->len) & v->map_mask;
         for (; v->map[i] >= 0; i = (i + 1) & v->map_mask) {
             const struct vocab_token *o = &v->tokens[v->map[i]];
             if (o->len == t->len && memcmp(o->text, t->text, t->len) == 0) {

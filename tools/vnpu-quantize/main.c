@@ -248,6 +248,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, TOOL ": unknown or unsupported type '%s' (see --help)\n", pos[2]);
         return 2;
     }
+    if (type == VNPU_TYPE_Q8_K) {
+        fprintf(stderr, "warning: q8_K is GGML's activation format: vnpu runs such a model, llama.cpp cannot\n");
+    }
     struct stat st_in, st_out;
     if (stat(pos[0], &st_in) == 0 && stat(pos[1], &st_out) == 0 && st_in.st_dev == st_out.st_dev &&
         st_in.st_ino == st_out.st_ino) {
