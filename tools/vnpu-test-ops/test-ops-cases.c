@@ -12,90 +12,111 @@
 #include <stdio.h>
 #include <string.h>
 
+/* ---- operands ---- */
+
+/* An operand of type and shape ne laid out as layout: a new owner tensor, or a view of one. */
+static struct vnpu_tensor *ops_operand(struct vnpu_ctx *ctx, enum vnpu_type type, const int64_t ne[4],
+                                       enum ops_layout layout) {
+    switch (layout) {
+        case OPS_LAYOUT_CONT: return vnpu_new_tensor_4d(ctx, type, ne[0], ne[1], ne[2], ne[3]);
+        case OPS_LAYOUT_VIEW: {
+            struct vnpu_tensor *o = vnpu_new_tensor_4d(ctx, type, ne[0] + 3, ne[1] + 1, ne[2], ne[3]);
+            return vnpu_view_4d(ctx, o, ne[0], ne[1], ne[2], ne[3], o->nb[1], o->nb[2], o->nb[3], o->nb[1] + o->nb[0]);
+        }
+        case OPS_LAYOUT_PERM: {
+            struct vnpu_tensor *o = vnpu_new_tensor_4d(ctx, type, ne[0], ne[2], ne[1], ne[3]);
+            return vnpu_permute(ctx, o, 0, 2, 1, 3);
+        }
+    }
+    return NULL;
+}
+
+int ops_case_inputs(struct vnpu_ctx *ctx, const struct ops_case *c, const struct ops_kind *k, struct vnpu_tensor **in) {
+    if (k->inputs) {
+        return k->inputs(ctx, c, in);
+    }
+    in[0] = ops_operand(ctx, VNPU_TYPE_F32, c->ne, c->layout);
+    if (k->n_src > 1) {
+        in[1] = ops_operand(ctx, c->type1, c->ne1, OPS_LAYOUT_CONT);
+    }
+    return k->n_src;
+}
+
 /* ---- kinds ---- */
 
-static struct vnpu_tensor *build_add(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
-                                     struct vnpu_tensor *b) {
+static struct vnpu_tensor *build_add(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
     (void) c;
-    return vnpu_add(ctx, a, b);
+    return vnpu_add(ctx, in[0], in[1]);
 }
 
-static struct vnpu_tensor *build_sub(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
-                                     struct vnpu_tensor *b) {
+static struct vnpu_tensor *build_sub(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
     (void) c;
-    return vnpu_sub(ctx, a, b);
+    return vnpu_sub(ctx, in[0], in[1]);
 }
 
-static struct vnpu_tensor *build_mul(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
-                                     struct vnpu_tensor *b) {
+static struct vnpu_tensor *build_mul(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
     (void) c;
-    return vnpu_mul(ctx, a, b);
+    return vnpu_mul(ctx, in[0], in[1]);
 }
 
-static struct vnpu_tensor *build_div(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
-                                     struct vnpu_tensor *b) {
+static struct vnpu_tensor *build_div(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
     (void) c;
-    return vnpu_div(ctx, a, b);
+    return vnpu_div(ctx, in[0], in[1]);
 }
 
-static struct vnpu_tensor *build_scale(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
-                                       struct vnpu_tensor *b) {
-    (void) b;
-    return vnpu_scale_bias(ctx, a, c->p[0], c->p[1]);
+static struct vnpu_tensor *build_scale(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
+    return vnpu_scale_bias(ctx, in[0], c->p[0], c->p[1]);
 }
 
-static struct vnpu_tensor *build_rms_norm(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
-                                          struct vnpu_tensor *b) {
-    (void) b;
-    return vnpu_rms_norm(ctx, a, c->p[0]);
+static struct vnpu_tensor *build_rms_norm(struct vnpu_ctx *ctx, const struct ops_case *c,
+                                          struct vnpu_tensor *const *in) {
+    return vnpu_rms_norm(ctx, in[0], c->p[0]);
 }
 
 /* RMS_NORM then MUL by a weight: the pair an NPU fuses. */
-static struct vnpu_tensor *build_rms_norm_mul(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
-                                              struct vnpu_tensor *b) {
-    return vnpu_mul(ctx, vnpu_rms_norm(ctx, a, c->p[0]), b);
+static struct vnpu_tensor *build_rms_norm_mul(struct vnpu_ctx *ctx, const struct ops_case *c,
+                                              struct vnpu_tensor *const *in) {
+    return vnpu_mul(ctx, vnpu_rms_norm(ctx, in[0], c->p[0]), in[1]);
 }
 
-static struct vnpu_tensor *build_silu(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
-                                      struct vnpu_tensor *b) {
-    (void) c, (void) b;
-    return vnpu_silu(ctx, a);
-}
-
-static struct vnpu_tensor *build_gelu(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
-                                      struct vnpu_tensor *b) {
-    (void) c, (void) b;
-    return vnpu_gelu(ctx, a);
-}
-
-static struct vnpu_tensor *build_swiglu(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
-                                        struct vnpu_tensor *b) {
+static struct vnpu_tensor *build_silu(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
     (void) c;
-    return vnpu_swiglu_split(ctx, a, b);
+    return vnpu_silu(ctx, in[0]);
+}
+
+static struct vnpu_tensor *build_gelu(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
+    (void) c;
+    return vnpu_gelu(ctx, in[0]);
+}
+
+static struct vnpu_tensor *build_swiglu(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
+    (void) c;
+    return vnpu_swiglu_split(ctx, in[0], in[1]);
 }
 
 /* DIV: divisors of magnitude 0.5..2.5, so the quotients measure the division and not the data. */
-static float input_div(int operand, float normal) {
+static float input_div(const struct ops_case *c, int operand, float normal) {
+    (void) c;
     return operand == 1 ? (normal < 0 ? -0.5f : 0.5f) + normal * 0.5f : normal;
 }
 
 /* Activations: N(0, 3^2), reaching where sigmoid saturates. */
-static float input_act(int operand, float normal) {
-    (void) operand;
+static float input_act(const struct ops_case *c, int operand, float normal) {
+    (void) c, (void) operand;
     return 3.0f * normal;
 }
 
 static const struct ops_kind ops_kinds[] = {
-    {"ADD", 2, build_add, NULL},
-    {"SUB", 2, build_sub, NULL},
-    {"MUL", 2, build_mul, NULL},
-    {"DIV", 2, build_div, input_div},
-    {"SCALE", 1, build_scale, NULL},
-    {"RMS_NORM", 1, build_rms_norm, NULL},
-    {"RMS_NORM_MUL", 2, build_rms_norm_mul, NULL},
-    {"SILU", 1, build_silu, input_act},
-    {"GELU", 1, build_gelu, input_act},
-    {"SWIGLU", 2, build_swiglu, input_act},
+    {.name = "ADD", .n_src = 2, .build = build_add},
+    {.name = "SUB", .n_src = 2, .build = build_sub},
+    {.name = "MUL", .n_src = 2, .build = build_mul},
+    {.name = "DIV", .n_src = 2, .build = build_div, .input = input_div},
+    {.name = "SCALE", .n_src = 1, .build = build_scale},
+    {.name = "RMS_NORM", .n_src = 1, .build = build_rms_norm},
+    {.name = "RMS_NORM_MUL", .n_src = 2, .build = build_rms_norm_mul},
+    {.name = "SILU", .n_src = 1, .build = build_silu, .input = input_act},
+    {.name = "GELU", .n_src = 1, .build = build_gelu, .input = input_act},
+    {.name = "SWIGLU", .n_src = 2, .build = build_swiglu, .input = input_act},
 };
 
 const struct ops_kind *ops_kind_find(const char *name) {
@@ -188,6 +209,9 @@ void ops_case_name(const struct ops_case *c, char *buf, size_t size) {
         n += snprintf(buf + n, size - (size_t) n, ",src1=[%lld,%lld,%lld,%lld]", (long long) c->ne1[0],
                       (long long) c->ne1[1], (long long) c->ne1[2], (long long) c->ne1[3]);
     }
+    if (c->type1 != VNPU_TYPE_F32) {
+        n += snprintf(buf + n, size - (size_t) n, ",type1=%s", vnpu_type_name(c->type1));
+    }
     if (c->layout != OPS_LAYOUT_CONT) {
         n += snprintf(buf + n, size - (size_t) n, ",layout=%s", ops_layout_names[c->layout]);
     }
@@ -196,6 +220,10 @@ void ops_case_name(const struct ops_case *c, char *buf, size_t size) {
     }
     if (c->p[0] != 0.0f || c->p[1] != 0.0f) {
         n += snprintf(buf + n, size - (size_t) n, ",p=[%g,%g]", (double) c->p[0], (double) c->p[1]);
+    }
+    const struct ops_kind *k = ops_kind_find(c->op);
+    if (k && k->print) {
+        n += k->print(c, buf + n, size - (size_t) n);
     }
     snprintf(buf + n, size - (size_t) n, ")");
 }

@@ -23,26 +23,62 @@ enum ops_layout {
     OPS_LAYOUT_PERM = 2, /* dims 1 and 2 swapped in memory, rows dense (vnpu_permute(x, 0, 2, 1, 3)) */
 };
 
+/* ROPE's fields of a case (ops_case.rope). */
+struct ops_rope {
+    int n_dims;        /* rotated elements of each head; 0: all ne[0] */
+    int mode;          /* VNPU_ROPE_TYPE_NORMAL or _NEOX */
+    bool freq_factors; /* a third operand, F32 [n_dims / 2], divides each pair's angle */
+    bool yarn;         /* YaRN scaling: freq_scale 0.25, ext_factor 1, attn_factor 0.8 (else 1, 0, 1) */
+    int32_t max_pos;   /* positions drawn from [0, max_pos) */
+};
+
+/* FLASH_ATTN_EXT's fields of a case (ops_case.attn); Q is ne, K is ne1 of type type1, V is K's shape and type
+ * with ne[0] = dv. */
+struct ops_attn {
+    int64_t dv;         /* V's head size; 0: K's */
+    bool mask;          /* a mask F16 [n_kv, n_q + mask_pad, mask_ne[0], mask_ne[1]] */
+    int64_t mask_pad;   /* mask rows past n_q */
+    int64_t mask_ne[2]; /* the mask's dims 2 and 3, broadcast over Q's; 0 is 1 */
+    bool kv_cache;      /* K and V are views of a cache twice as long as n_kv, its heads side by side in a row,
+                           as the llama graph reads its KV cache */
+    float softcap;      /* logit_softcap */
+};
+
 struct ops_case {
     const char *op;         /* a kind of ops_kinds[] */
     int64_t ne[4];          /* src0's and the result's shape */
-    int64_t ne1[4];         /* the second operand's shape (broadcast src1, RMS_NORM_MUL weight, GLU gate) */
+    int64_t ne1[4];         /* the second operand's shape (broadcast src1, RMS_NORM_MUL weight, GLU gate, SOFT_MAX
+                               mask, FLASH_ATTN_EXT K) */
     enum ops_layout layout; /* src0's layout (and the result's when inplace) */
     bool inplace;           /* the result overwrites src0 */
-    float p[2];             /* op params: eps (RMS_NORM), scale and bias (SCALE) */
+    float p[2];             /* op params: eps (RMS_NORM), scale and bias (SCALE), scale and max_bias (SOFT_MAX,
+                               FLASH_ATTN_EXT) */
     double nmse_max;        /* test-backend-ops' threshold for the op */
     bool quick;             /* in the quick subset (ctest) */
+    enum vnpu_type type1;   /* the second operand's type (f32 when not set) */
+    union {                 /* a kind's own fields, printed by its print */
+        struct ops_rope rope;
+        struct ops_attn attn;
+    };
 };
+
+#define OPS_MAX_INPUTS 4
 
 /* How to build a kind's graph from its inputs. */
 struct ops_kind {
     const char *name;
-    int n_src; /* 1 or 2 */
-    /* The result of the op on a (and b); the graph's nodes are its ancestors. */
-    struct vnpu_tensor *(*build)(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *a,
-                                 struct vnpu_tensor *b);
-    /* Inputs drawn from N(0, 1); a kind may reshape operand i's values here (DIV keeps divisors away from 0). */
-    float (*input)(int operand, float normal);
+    int n_src; /* inputs made by default (1: src0 of ne and layout; 2: and src1 of ne1 and type1) */
+    /* The result of the op on the inputs in[0..n); the graph's nodes are its ancestors. */
+    struct vnpu_tensor *(*build)(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in);
+    /* Input element values from a draw of N(0, 1), converted to each input's type (I32: rounded); NULL keeps
+     * the draw. A kind reshapes operand i's values here (DIV keeps divisors away from 0, ROPE draws positions). */
+    float (*input)(const struct ops_case *c, int operand, float normal);
+    /* Optional: make the inputs in[0..n) itself (any type, views of larger owners), returning n; NULL makes
+     * n_src inputs by default. */
+    int (*inputs)(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor **in);
+    /* Optional: append the kind's own fields to the case string (",n_dims=64,mode=2"); returns the length
+     * written, as snprintf. */
+    int (*print)(const struct ops_case *c, char *buf, size_t size);
 };
 
 extern const struct ops_case ops_cases[];
@@ -50,6 +86,10 @@ extern const size_t ops_n_cases;
 
 /* The kind named name, NULL if none. */
 const struct ops_kind *ops_kind_find(const char *name);
+
+/* Make case c's inputs of kind k in ctx: in[0..n), returns n (<= OPS_MAX_INPUTS). Each is an owner or a view
+ * of one (views: view_src set). */
+int ops_case_inputs(struct vnpu_ctx *ctx, const struct ops_case *c, const struct ops_kind *k, struct vnpu_tensor **in);
 
 /* The case as its printed string. */
 void ops_case_name(const struct ops_case *c, char *buf, size_t size);

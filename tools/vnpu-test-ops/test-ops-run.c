@@ -2,6 +2,7 @@
 #include "test-ops-run.h"
 
 #include "buffer.h"
+#include "fp16.h"
 #include "log.h"
 
 #include <math.h>
@@ -54,22 +55,23 @@ struct ops_side {
     struct vnpu_buffer *buf;
 };
 
-/* Operand i of case c (shape, layout) as a view of a new owner tensor. */
-static struct vnpu_tensor *ops_operand(struct vnpu_ctx *ctx, const struct ops_case *c, int i) {
-    const int64_t *ne = i == 0 ? c->ne : c->ne1;
-    const enum ops_layout layout = i == 0 ? c->layout : OPS_LAYOUT_CONT;
-    switch (layout) {
-        case OPS_LAYOUT_CONT: return vnpu_new_tensor_4d(ctx, VNPU_TYPE_F32, ne[0], ne[1], ne[2], ne[3]);
-        case OPS_LAYOUT_VIEW: {
-            struct vnpu_tensor *o = vnpu_new_tensor_4d(ctx, VNPU_TYPE_F32, ne[0] + 3, ne[1] + 1, ne[2], ne[3]);
-            return vnpu_view_4d(ctx, o, ne[0], ne[1], ne[2], ne[3], o->nb[1], o->nb[2], o->nb[3], o->nb[1] + 4);
-        }
-        case OPS_LAYOUT_PERM: {
-            struct vnpu_tensor *o = vnpu_new_tensor_4d(ctx, VNPU_TYPE_F32, ne[0], ne[2], ne[1], ne[3]);
-            return vnpu_permute(ctx, o, 0, 2, 1, 3);
+/* Every element of owner t (operand `operand` of c) from the generator, through the kind's input function, in
+ * t's type (F32, F16 or I32). */
+static void ops_fill(struct vnpu_tensor *t, const struct ops_case *c, const struct ops_kind *k, int operand,
+                     struct ops_rng *rng) {
+    const size_t n = vnpu_nbytes(t) / vnpu_type_size_of(t);
+    for (size_t e = 0; e < n; e++) {
+        const float normal = ops_rng_normal(rng);
+        const float v = k->input ? k->input(c, operand, normal) : normal;
+        if (t->type == VNPU_TYPE_F16) {
+            ((vnpu_fp16_t *) t->data)[e] = vnpu_f32_to_fp16(v);
+        } else if (t->type == VNPU_TYPE_I32) {
+            ((int32_t *) t->data)[e] = (int32_t) lrintf(v);
+        } else {
+            VNPU_ASSERT(t->type == VNPU_TYPE_F32);
+            ((float *) t->data)[e] = v;
         }
     }
-    return NULL;
 }
 
 static const struct vnpu_tensor *ops_owner(const struct vnpu_tensor *t) {
@@ -84,8 +86,9 @@ static enum vnpu_status ops_side_build(struct ops_side *s, const struct ops_case
     if (!s->ctx) {
         return VNPU_STATUS_NO_MEMORY;
     }
-    struct vnpu_tensor *in[2] = {ops_operand(s->ctx, c, 0), k->n_src > 1 ? ops_operand(s->ctx, c, 1) : NULL};
-    s->out = k->build(s->ctx, c, in[0], in[1]);
+    struct vnpu_tensor *in[OPS_MAX_INPUTS] = {NULL};
+    const int n_in = ops_case_inputs(s->ctx, c, k, in);
+    s->out = k->build(s->ctx, c, in);
     if (c->inplace) { /* the result is src0's memory, with src0's strides (ggml's *_inplace) */
         s->out->view_src = (struct vnpu_tensor *) ops_owner(in[0]);
         s->out->view_offs = in[0]->view_offs;
@@ -96,7 +99,7 @@ static enum vnpu_status ops_side_build(struct ops_side *s, const struct ops_case
 
     /* Owners: the operands' memory first (operand order), then results without memory of their own. */
     size_t total = 0;
-    for (int i = 0; i < 2 && in[i]; i++) {
+    for (int i = 0; i < n_in; i++) {
         s->owner_operand[s->n_owners] = i;
         s->owners[s->n_owners++] = (struct vnpu_tensor *) ops_owner(in[i]);
     }
@@ -129,11 +132,7 @@ static enum vnpu_status ops_side_build(struct ops_side *s, const struct ops_case
             memset(t->data, OPS_POISON, bytes);
             continue;
         }
-        float *x = t->data;
-        for (size_t e = 0; e < bytes / sizeof(float); e++) {
-            const float v = ops_rng_normal(&rng);
-            x[e] = k->input ? k->input(s->owner_operand[i], v) : v;
-        }
+        ops_fill(t, c, k, s->owner_operand[i], &rng);
     }
     for (int n = 0; n < s->g->n_nodes; n++) { /* views see their owner's placement */
         struct vnpu_tensor *t = s->g->nodes[n];
