@@ -95,7 +95,8 @@ struct vnpu_context_params {
     int32_t type_k;      /* KV cache element type as a GGML type id: 0 = F32, 1 = F16 (default) */
     int32_t type_v;
     bool flash_attn;        /* FLASH_ATTN_EXT (true, default) or MUL_MAT + SOFT_MAX attention */
-    const char *trace_path; /* when set, a Perfetto-loadable trace is written here at free */
+    const char *trace_path; /* NPU devices trace their requests into this file (Chrome trace-event JSON, which
+                             * Perfetto opens), complete when the context is freed; NULL: VNPU_TRACE or none */
 };
 
 struct vnpu_context_params vnpu_context_default_params(void);

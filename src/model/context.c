@@ -3,6 +3,7 @@
 
 #include "fp16.h"
 #include "graph-alloc.h"
+#include "htp-host.h"
 #include "log.h"
 
 #include <math.h>
@@ -76,6 +77,11 @@ enum vnpu_status vnpu_context_new(struct vnpu_model *model, const struct vnpu_co
     enum vnpu_status st = c->devices ? context_check_params(model, &c->params) : VNPU_STATUS_NO_MEMORY;
     if (st == VNPU_STATUS_OK) {
         st = llama_devices_open(c->devices, c->params.n_threads, c->devs, &c->n_devs);
+    }
+    for (int d = 0; st == VNPU_STATUS_OK && c->params.trace_path && d < c->n_devs; d++) {
+        if (vnpu_htp_device_is(c->devs[d])) {
+            st = vnpu_htp_device_trace(c->devs[d], c->params.trace_path);
+        }
     }
     struct vnpu_buffer_type *bt = st == VNPU_STATUS_OK ? vnpu_device_buffer_type(c->devs[0]) : NULL;
     if (st == VNPU_STATUS_OK) {
