@@ -216,32 +216,6 @@ static float make_qkx2_quants(int n, int nmax, const float *x, const float *weig
     return scale;
 }
 
-/* Scale and min of sub-block j (0..7) from the 12 packed bytes of q4_K / q5_K: 6 bits each; j < 4 in
- * the low 6 bits of bytes j and j + 4, j >= 4 in the nibbles of byte j + 4 plus the top 2 bits of bytes
- * j - 4 and j (get_scale_min_k4). */
-static inline void get_scale_min_k4(int j, const uint8_t *q, uint8_t *sc, uint8_t *m) {
-    if (j < 4) {
-        *sc = q[j] & 63;
-        *m = q[j + 4] & 63;
-    } else {
-        *sc = (uint8_t) ((q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4));
-        *m = (uint8_t) ((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
-    }
-}
-
-/* The inverse of get_scale_min_k4 for all 8 sub-blocks at once. */
-static void put_scales_mins_k4(const uint8_t ls[QK_K / 32], const uint8_t lm[QK_K / 32], uint8_t *q) {
-    for (int j = 0; j < 4; j++) {
-        q[j] = ls[j];
-        q[j + 4] = lm[j];
-    }
-    for (int j = 4; j < 8; j++) {
-        q[j + 4] = (uint8_t) ((ls[j] & 0xf) | (lm[j] & 0xf) << 4);
-        q[j - 4] |= (uint8_t) ((ls[j] >> 4) << 6);
-        q[j] |= (uint8_t) ((lm[j] >> 4) << 6);
-    }
-}
-
 /* Four 2-bit values per byte over 128 elements: element 32 * s + l at bits 2 * s of byte l. */
 static void pack_2bit_128(const uint8_t *L, uint8_t *qs) {
     for (int l = 0; l < 32; l++) {
@@ -331,13 +305,6 @@ void q2_K_quant_row_ref(const float *x, void *y, int64_t k) {
 
 /* ---- Q3_K ---------------------------------------------------------------------------------------- */
 
-/* The 6-bit scale of sub-block j (0..15) from the 12 packed bytes, minus 32. */
-static inline int q3_K_scale(const uint8_t *scales, int j) {
-    const int lo = j < 8 ? scales[j] & 0xf : scales[j - 8] >> 4;
-    const int hi = (scales[8 + j % 4] >> (2 * (j / 4))) & 3;
-    return (lo | hi << 4) - 32;
-}
-
 void q3_K_dequant_row(const void *x, float *y, int64_t k) {
     VNPU_ASSERT(k % QK_K == 0);
     const block_q3_K *b = x;
@@ -345,12 +312,14 @@ void q3_K_dequant_row(const void *x, float *y, int64_t k) {
         const float d_all = vnpu_fp16_to_f32(b[i].d);
         const uint8_t *q = b[i].qs;
         const uint8_t *hm = b[i].hmask;
+        uint8_t sc[QK_K / 16];
+        q3_K_scales_unpack(b[i].scales, sc);
         uint8_t m = 1;
         int is = 0;
         for (int n = 0; n < QK_K; n += 128, q += 32) {
             for (int shift = 0; shift < 8; shift += 2, m <<= 1) {
                 for (int h = 0; h < 2; h++, is++) { /* two sub-blocks of 16 per shift */
-                    const float dl = d_all * (float) q3_K_scale(b[i].scales, is);
+                    const float dl = d_all * (float) (sc[is] - 32);
                     for (int l = 16 * h; l < 16 * h + 16; l++) {
                         *y++ = dl * (float) (((q[l] >> shift) & 3) - ((hm[l] & m) ? 0 : 4));
                     }
@@ -375,25 +344,20 @@ void q3_K_quant_row_ref(const float *x, void *y, int64_t k) {
                 max_scale = scales[j];
             }
         }
-        memset(b[i].scales, 0, sizeof(b[i].scales));
+        uint8_t ls[QK_K / 16] = {0}; /* all zero bytes when every scale is 0, as GGML leaves them */
         if (max_scale != 0.0f) {
             const float iscale = -32.0f / max_scale;
             for (int j = 0; j < QK_K / 16; j++) {
                 /* GGML stores nearest_int's result in an int8_t first; it is within -32..32 */
-                const int l = clamp_int((int8_t) nearest_int(iscale * scales[j]), -32, 31) + 32;
-                if (j < 8) {
-                    b[i].scales[j] = (uint8_t) (l & 0xf);
-                } else {
-                    b[i].scales[j - 8] |= (uint8_t) ((l & 0xf) << 4);
-                }
-                b[i].scales[j % 4 + 8] |= (uint8_t) ((l >> 4) << (2 * (j / 4)));
+                ls[j] = (uint8_t) (clamp_int((int8_t) nearest_int(iscale * scales[j]), -32, 31) + 32);
             }
             b[i].d = vnpu_f32_to_fp16(1.0f / iscale);
         } else {
             b[i].d = vnpu_f32_to_fp16(0.0f);
         }
+        q3_K_scales_pack(ls, b[i].scales);
         for (int j = 0; j < QK_K / 16; j++) {
-            const float d = vnpu_fp16_to_f32(b[i].d) * (float) q3_K_scale(b[i].scales, j);
+            const float d = vnpu_fp16_to_f32(b[i].d) * (float) (ls[j] - 32);
             if (d == 0.0f) {
                 continue; /* keeps the search's L */
             }
@@ -452,17 +416,15 @@ static void qk_K_scales_mins(const float *x, int nmax, float rmin, float rdelta,
         ls[j] = s < 63 ? s : 63;
         lm[j] = m < 63 ? m : 63;
     }
-    put_scales_mins_k4(ls, lm, scales_out);
+    q4_K_scales_pack(ls, lm, scales_out);
     *d_out = vnpu_f32_to_fp16(max_scale / 63.0f);
     *dmin_out = vnpu_f32_to_fp16(max_min / 63.0f);
     for (int j = 0; j < QK_K / 32; j++) {
-        uint8_t sc, m;
-        get_scale_min_k4(j, scales_out, &sc, &m);
-        const float d = vnpu_fp16_to_f32(*d_out) * (float) sc;
+        const float d = vnpu_fp16_to_f32(*d_out) * (float) ls[j];
         if (d == 0.0f) {
             continue; /* keeps the search's L */
         }
-        const float dm = vnpu_fp16_to_f32(*dmin_out) * (float) m;
+        const float dm = vnpu_fp16_to_f32(*dmin_out) * (float) lm[j];
         for (int l = 0; l < 32; l++) {
             L[32 * j + l] = (uint8_t) clamp_int(nearest_int((x[32 * j + l] + dm) / d), 0, nmax);
         }
@@ -476,14 +438,13 @@ void q4_K_dequant_row(const void *x, float *y, int64_t k) {
         const float d = vnpu_fp16_to_f32(b[i].d);
         const float dmin = vnpu_fp16_to_f32(b[i].dmin);
         const uint8_t *q = b[i].qs;
+        uint8_t sc[QK_K / 32], mn[QK_K / 32];
+        q4_K_scales_unpack(b[i].scales, sc, mn);
         for (int is = 0; is < QK_K / 32; is += 2, q += 32) {
-            uint8_t sc, m;
-            get_scale_min_k4(is, b[i].scales, &sc, &m);
-            const float d1 = d * (float) sc;
-            const float m1 = dmin * (float) m;
-            get_scale_min_k4(is + 1, b[i].scales, &sc, &m);
-            const float d2 = d * (float) sc;
-            const float m2 = dmin * (float) m;
+            const float d1 = d * (float) sc[is];
+            const float m1 = dmin * (float) mn[is];
+            const float d2 = d * (float) sc[is + 1];
+            const float m2 = dmin * (float) mn[is + 1];
             for (int l = 0; l < 32; l++) {
                 *y++ = d1 * (float) (q[l] & 0xf) - m1;
             }
@@ -517,14 +478,13 @@ void q5_K_dequant_row(const void *x, float *y, int64_t k) {
         const uint8_t *ql = b[i].qs;
         const uint8_t *qh = b[i].qh;
         uint8_t u1 = 1, u2 = 2;
+        uint8_t sc[QK_K / 32], mn[QK_K / 32];
+        q4_K_scales_unpack(b[i].scales, sc, mn);
         for (int is = 0; is < QK_K / 32; is += 2, ql += 32, u1 <<= 2, u2 <<= 2) {
-            uint8_t sc, m;
-            get_scale_min_k4(is, b[i].scales, &sc, &m);
-            const float d1 = d * (float) sc;
-            const float m1 = dmin * (float) m;
-            get_scale_min_k4(is + 1, b[i].scales, &sc, &m);
-            const float d2 = d * (float) sc;
-            const float m2 = dmin * (float) m;
+            const float d1 = d * (float) sc[is];
+            const float m1 = dmin * (float) mn[is];
+            const float d2 = d * (float) sc[is + 1];
+            const float m2 = dmin * (float) mn[is + 1];
             for (int l = 0; l < 32; l++) {
                 *y++ = d1 * (float) ((ql[l] & 0xf) + (qh[l] & u1 ? 16 : 0)) - m1;
             }

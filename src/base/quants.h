@@ -140,6 +140,47 @@ typedef struct {
 } block_q8_K;
 static_assert(sizeof(block_q8_K) == 4 + QK_K + QK_K / 16 * 2, "wrong q8_K block size/padding");
 
+/* Q3_K's 16 sub-block scales in block_q3_K.scales: scale j (6 bits, biased by +32) has its low 4 bits in the
+ * low (j < 8) or high (j >= 8) nibble of byte j % 8 and its high 2 bits at bits 2 * (j / 4) of byte
+ * 8 + j % 4 (GGML's dequantize_row_q3_K / quantize_row_q3_K_ref). */
+static inline void q3_K_scales_unpack(const uint8_t packed[12], uint8_t sc[QK_K / 16]) {
+    for (int j = 0; j < QK_K / 16; j++) {
+        sc[j] = (uint8_t) (((packed[j % 8] >> (4 * (j / 8))) & 0xf) | ((packed[8 + j % 4] >> (2 * (j / 4))) & 3) << 4);
+    }
+}
+
+static inline void q3_K_scales_pack(const uint8_t sc[QK_K / 16], uint8_t packed[12]) {
+    for (int i = 0; i < 12; i++) {
+        packed[i] = 0;
+    }
+    for (int j = 0; j < QK_K / 16; j++) {
+        packed[j % 8] |= (uint8_t) ((sc[j] & 0xf) << (4 * (j / 8)));
+        packed[8 + j % 4] |= (uint8_t) ((sc[j] >> 4) << (2 * (j / 4)));
+    }
+}
+
+/* Q4_K's and Q5_K's 8 sub-block scales and mins (6 bits each) in their K_SCALE_SIZE packed bytes (GGML's
+ * get_scale_min_k4): j < 4 in the low 6 bits of bytes j (scale) and j + 4 (min); j >= 4 in the nibbles of
+ * byte j + 4, with their top 2 bits in the top 2 bits of bytes j - 4 (scale) and j (min). */
+static inline void q4_K_scales_unpack(const uint8_t packed[K_SCALE_SIZE], uint8_t sc[QK_K / 32],
+                                      uint8_t mn[QK_K / 32]) {
+    for (int j = 0; j < 4; j++) {
+        sc[j] = packed[j] & 63;
+        mn[j] = packed[j + 4] & 63;
+        sc[j + 4] = (uint8_t) ((packed[j + 8] & 0xf) | (packed[j] >> 6) << 4);
+        mn[j + 4] = (uint8_t) ((packed[j + 8] >> 4) | (packed[j + 4] >> 6) << 4);
+    }
+}
+
+static inline void q4_K_scales_pack(const uint8_t sc[QK_K / 32], const uint8_t mn[QK_K / 32],
+                                    uint8_t packed[K_SCALE_SIZE]) {
+    for (int j = 0; j < 4; j++) {
+        packed[j] = (uint8_t) (sc[j] | (sc[j + 4] >> 4) << 6);
+        packed[j + 4] = (uint8_t) (mn[j] | (mn[j + 4] >> 4) << 6);
+        packed[j + 8] = (uint8_t) ((sc[j + 4] & 0xf) | (mn[j + 4] & 0xf) << 4);
+    }
+}
+
 /* ---- 4-bit codebook formats ---------------------------------------------------------------------- */
 
 /* IQ4_NL: x = d * kvalues_iq4nl[q], nibbles as in q4_0. */

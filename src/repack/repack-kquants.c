@@ -70,44 +70,6 @@ static void bits32_put(const uint8_t *q, int at, uint8_t *h) {
     }
 }
 
-/* Q3_K's 16 6-bit scales in 12 bytes: the low 4 bits of scale j in the low (j < 8) or high (j >= 8) nibble of
- * byte j % 8, the high 2 bits at bits 2 * (j / 4) of byte 8 + j % 4. */
-static void q3_K_scales_get(const uint8_t *p, int sc[QK_K / 16]) {
-    for (int j = 0; j < QK_K / 16; j++) {
-        sc[j] = ((p[j % 8] >> (4 * (j / 8))) & 0xf) | ((p[8 + j % 4] >> (2 * (j / 4))) & 3) << 4;
-    }
-}
-
-static void q3_K_scales_put(const int sc[QK_K / 16], uint8_t *p) {
-    memset(p, 0, 12);
-    for (int j = 0; j < QK_K / 16; j++) {
-        p[j % 8] |= (uint8_t) ((sc[j] & 0xf) << (4 * (j / 8)));
-        p[8 + j % 4] |= (uint8_t) ((sc[j] >> 4) << (2 * (j / 4)));
-    }
-}
-
-/* Q4_K's and Q5_K's 8 6-bit scales and mins in 12 bytes (GGML's get_scale_min_k4): j < 4 in the low 6 bits of
- * bytes j (scale) and j + 4 (min); j >= 4 in the nibbles of byte j + 4 with their top 2 bits in the top 2 bits of
- * bytes j - 4 (scale) and j (min). */
-static void q4_K_scales_get(const uint8_t *p, int sc[QK_K / 32], int mn[QK_K / 32]) {
-    for (int j = 0; j < 4; j++) {
-        sc[j] = p[j] & 63;
-        mn[j] = p[j + 4] & 63;
-    }
-    for (int j = 4; j < 8; j++) {
-        sc[j] = (p[j + 4] & 0xf) | (p[j - 4] >> 6) << 4;
-        mn[j] = (p[j + 4] >> 4) | (p[j] >> 6) << 4;
-    }
-}
-
-static void q4_K_scales_put(const int sc[QK_K / 32], const int mn[QK_K / 32], uint8_t *p) {
-    for (int j = 0; j < 4; j++) {
-        p[j] = (uint8_t) (sc[j] | (sc[j + 4] >> 4) << 6);
-        p[j + 4] = (uint8_t) (mn[j] | (mn[j + 4] >> 4) << 6);
-        p[j + 8] = (uint8_t) ((sc[j + 4] & 0xf) | (mn[j + 4] & 0xf) << 4);
-    }
-}
-
 /* Q6_K's 6-bit codes: per 128 elements 64 bytes of ql and 32 of qh; element 128 * n + 32 * s + l has its low 4
  * bits in nibble s / 2 of ql byte 64 * n + 32 * (s % 2) + l and its high 2 bits at bits 2 * s of qh byte
  * 32 * n + l. */
@@ -216,12 +178,12 @@ static void q3_K_pack(const struct repack_codec *c, const uint8_t *const rows[TI
         vnpu_fp16_t s[QK_K / 16] = {0};
         if (rows[r]) {
             block_q3_K b;
-            int sc[QK_K / 16];
+            uint8_t sc[QK_K / 16];
             memcpy(&b, rows[r], sizeof(b));
             memset(q, 0, sizeof(q));
             qs2_get(b.qs, q);
             bits32_get(b.hmask, q, 2);
-            q3_K_scales_get(b.scales, sc);
+            q3_K_scales_unpack(b.scales, sc);
             for (int i = 0; i < QK_K / 16; i++) {
                 s[i] = scale_derive(b.d, sc[i] - 32);
             }
@@ -266,10 +228,11 @@ static int q3_K_unpack(const struct repack_codec *c, const uint8_t *tiles, uint8
             s[2 * j + 1] = tile_get_fp16(t + Q3K_SCALES + 64 + 2 * r);
         }
         n_inexact += !scale_factor(s, QK_K / 16, -32, 31, &b.d, m);
+        uint8_t sc[QK_K / 16];
         for (int i = 0; i < QK_K / 16; i++) {
-            m[i] += 32;
+            sc[i] = (uint8_t) (m[i] + 32);
         }
-        q3_K_scales_put(m, b.scales);
+        q3_K_scales_pack(sc, b.scales);
         qs2_put(q, b.qs);
         bits32_put(q, 2, b.hmask);
         memcpy(rows[r], &b, sizeof(b));
@@ -306,7 +269,7 @@ static_assert(HTP_TENSOR_TILE_QS_OFFSET_Q5_K == HTP_TENSOR_TILE_QS_OFFSET_Q4_K &
 struct q45_K_row {
     uint8_t q[QK_K];
     vnpu_fp16_t d, dmin;
-    int sc[QK_K / 32], mn[QK_K / 32];
+    uint8_t sc[QK_K / 32], mn[QK_K / 32];
 };
 
 static void q45_K_row_get(const uint8_t *block, bool q5, struct q45_K_row *w) {
@@ -316,14 +279,14 @@ static void q45_K_row_get(const uint8_t *block, bool q5, struct q45_K_row *w) {
         memcpy(&b, block, sizeof(b));
         qs4_get(b.qs, w->q);
         bits32_get(b.qh, w->q, 4);
-        q4_K_scales_get(b.scales, w->sc, w->mn);
+        q4_K_scales_unpack(b.scales, w->sc, w->mn);
         w->d = b.d;
         w->dmin = b.dmin;
     } else {
         block_q4_K b;
         memcpy(&b, block, sizeof(b));
         qs4_get(b.qs, w->q);
-        q4_K_scales_get(b.scales, w->sc, w->mn);
+        q4_K_scales_unpack(b.scales, w->sc, w->mn);
         w->d = b.d;
         w->dmin = b.dmin;
     }
@@ -334,14 +297,14 @@ static void q45_K_row_put(const struct q45_K_row *w, bool q5, uint8_t *block) {
         block_q5_K b;
         qs4_put(w->q, b.qs);
         bits32_put(w->q, 4, b.qh);
-        q4_K_scales_put(w->sc, w->mn, b.scales);
+        q4_K_scales_pack(w->sc, w->mn, b.scales);
         b.d = w->d;
         b.dmin = w->dmin;
         memcpy(block, &b, sizeof(b));
     } else {
         block_q4_K b;
         qs4_put(w->q, b.qs);
-        q4_K_scales_put(w->sc, w->mn, b.scales);
+        q4_K_scales_pack(w->sc, w->mn, b.scales);
         b.d = w->d;
         b.dmin = w->dmin;
         memcpy(block, &b, sizeof(b));
@@ -404,9 +367,14 @@ static int q45_K_unpack(const uint8_t *tiles, uint8_t *const rows[TILE_ROWS], bo
             ds[j] = tile_get_fp16(t + Q45K_SCALES + 4 * r);
             ms[j] = tile_get_fp16(t + Q45K_SCALES + 4 * r + 2);
         }
-        const bool d_exact = scale_factor(ds, QK_K / 32, 0, 63, &w.d, w.sc);
-        const bool m_exact = scale_factor(ms, QK_K / 32, 0, 63, &neg_dmin, w.mn);
+        int sc[QK_K / 32], mn[QK_K / 32];
+        const bool d_exact = scale_factor(ds, QK_K / 32, 0, 63, &w.d, sc);
+        const bool m_exact = scale_factor(ms, QK_K / 32, 0, 63, &neg_dmin, mn);
         n_inexact += !(d_exact && m_exact);
+        for (int i = 0; i < QK_K / 32; i++) {
+            w.sc[i] = (uint8_t) sc[i];
+            w.mn[i] = (uint8_t) mn[i];
+        }
         w.dmin = fp16_neg(neg_dmin);
         q45_K_row_put(&w, q5, rows[r]);
     }
