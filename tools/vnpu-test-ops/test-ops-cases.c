@@ -20,7 +20,9 @@ static struct vnpu_tensor *ops_operand(struct vnpu_ctx *ctx, enum vnpu_type type
     switch (layout) {
         case OPS_LAYOUT_CONT: return vnpu_new_tensor_4d(ctx, type, ne[0], ne[1], ne[2], ne[3]);
         case OPS_LAYOUT_VIEW: {
-            struct vnpu_tensor *o = vnpu_new_tensor_4d(ctx, type, ne[0] + 3, ne[1] + 1, ne[2], ne[3]);
+            const int64_t blck = vnpu_type_traits_get(type)->blck;
+            struct vnpu_tensor *o =
+                vnpu_new_tensor_4d(ctx, type, ne[0] + (blck > 1 ? blck : 3), ne[1] + 1, ne[2], ne[3]);
             return vnpu_view_4d(ctx, o, ne[0], ne[1], ne[2], ne[3], o->nb[1], o->nb[2], o->nb[3], o->nb[1] + o->nb[0]);
         }
         case OPS_LAYOUT_PERM: {
@@ -35,7 +37,7 @@ int ops_case_inputs(struct vnpu_ctx *ctx, const struct ops_case *c, const struct
     if (k->inputs) {
         return k->inputs(ctx, c, in);
     }
-    in[0] = ops_operand(ctx, VNPU_TYPE_F32, c->ne, c->layout);
+    in[0] = ops_operand(ctx, c->type, c->ne, c->layout);
     if (k->n_src > 1) {
         in[1] = ops_operand(ctx, c->type1, c->ne1, OPS_LAYOUT_CONT);
     }
@@ -203,8 +205,8 @@ static const char *const ops_layout_names[] = {
 };
 
 void ops_case_name(const struct ops_case *c, char *buf, size_t size) {
-    int n = snprintf(buf, size, "%s(type=f32,ne=[%lld,%lld,%lld,%lld]", c->op, (long long) c->ne[0],
-                     (long long) c->ne[1], (long long) c->ne[2], (long long) c->ne[3]);
+    int n = snprintf(buf, size, "%s(type=%s,ne=[%lld,%lld,%lld,%lld]", c->op, vnpu_type_name(c->type),
+                     (long long) c->ne[0], (long long) c->ne[1], (long long) c->ne[2], (long long) c->ne[3]);
     if (c->ne1[0]) {
         n += snprintf(buf + n, size - (size_t) n, ",src1=[%lld,%lld,%lld,%lld]", (long long) c->ne1[0],
                       (long long) c->ne1[1], (long long) c->ne1[2], (long long) c->ne1[3]);
@@ -217,6 +219,9 @@ void ops_case_name(const struct ops_case *c, char *buf, size_t size) {
     }
     if (c->inplace) {
         n += snprintf(buf + n, size - (size_t) n, ",inplace=1");
+    }
+    if (c->weight) {
+        n += snprintf(buf + n, size - (size_t) n, ",weight=1");
     }
     if (c->p[0] != 0.0f || c->p[1] != 0.0f) {
         n += snprintf(buf + n, size - (size_t) n, ",p=[%g,%g]", (double) c->p[0], (double) c->p[1]);

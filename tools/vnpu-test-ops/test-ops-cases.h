@@ -18,8 +18,8 @@
 /* How an operand of shape ne lies in memory. */
 enum ops_layout {
     OPS_LAYOUT_CONT = 0, /* contiguous */
-    OPS_LAYOUT_VIEW = 1, /* a view inside a larger tensor: rows padded by 3 elements, starting one row and one
-                            element in (so not 128-byte aligned) */
+    OPS_LAYOUT_VIEW = 1, /* a view inside a larger tensor: rows padded by 3 elements (a block type: one block),
+                            starting one row and one element (block) in (so not 128-byte aligned) */
     OPS_LAYOUT_PERM = 2, /* dims 1 and 2 swapped in memory, rows dense (vnpu_permute(x, 0, 2, 1, 3)) */
 };
 
@@ -56,6 +56,9 @@ struct ops_case {
     double nmse_max;        /* test-backend-ops' threshold for the op */
     bool quick;             /* in the quick subset (ctest) */
     enum vnpu_type type1;   /* the second operand's type (f32 when not set) */
+    enum vnpu_type type;    /* src0's type (f32 when not set) */
+    bool weight;            /* src0 is a model weight: it lives in the device's weight buffer type (HTP0-REPACK,
+                               tiled when its type and shape are) and the reference reads it back from there */
     union {                 /* a kind's own fields, printed by its print */
         struct ops_rope rope;
         struct ops_attn attn;
@@ -79,6 +82,9 @@ struct ops_kind {
     /* Optional: append the kind's own fields to the case string (",n_dims=64,mode=2"); returns the length
      * written, as snprintf. */
     int (*print)(const struct ops_case *c, char *buf, size_t size);
+    /* Optional: the value of element e of an integer (I32, I64) operand, from a draw of N(0, 1) (row indices:
+     * GET_ROWS any, SET_ROWS distinct within each row of indices); NULL rounds the input value. */
+    int64_t (*index)(const struct ops_case *c, int operand, size_t e, float normal);
 };
 
 extern const struct ops_case ops_cases[];

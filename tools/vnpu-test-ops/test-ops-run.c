@@ -4,6 +4,7 @@
 #include "buffer.h"
 #include "fp16.h"
 #include "log.h"
+#include "type-traits.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -50,37 +51,76 @@ struct ops_side {
     struct vnpu_graph *g;
     struct vnpu_tensor *out;
     struct vnpu_tensor *owners[OPS_MAX_OWNERS];
-    int owner_operand[OPS_MAX_OWNERS]; /* the operand an input owner backs, -1 for a result */
+    int owner_operand[OPS_MAX_OWNERS];  /* the operand an input owner backs, -1 for a result */
+    bool owner_written[OPS_MAX_OWNERS]; /* a result: made by a node, or an input a node writes (in place, a view) */
+    size_t owner_size[OPS_MAX_OWNERS];  /* bytes the owner takes in its buffer (a tiled weight's are more) */
+    uint8_t *snapshot[OPS_MAX_OWNERS];  /* an input's bytes in its buffer before the compute */
     int n_owners;
     struct vnpu_buffer *buf;
+    struct vnpu_buffer *weight_buf; /* src0's owner when the case's src0 is a weight */
 };
 
 /* Every element of owner t (operand `operand` of c) from the generator, through the kind's input function, in
- * t's type (F32, F16 or I32). */
-static void ops_fill(struct vnpu_tensor *t, const struct ops_case *c, const struct ops_kind *k, int operand,
-                     struct ops_rng *rng) {
-    const size_t n = vnpu_nbytes(t) / vnpu_type_size_of(t);
+ * t's type: F32, F16; I32 and I64 (the kind's index function when it has one, else the input rounded); a block
+ * type (its reference quantizer over each row of draws). Written with vnpu_tensor_set, so a buffer that stores
+ * a layout of its own (a tiled weight) gets GGML's bytes to transform. */
+static enum vnpu_status ops_fill(struct vnpu_tensor *t, const struct ops_case *c, const struct ops_kind *k, int operand,
+                                 struct ops_rng *rng) {
+    const struct vnpu_type_traits *tt = vnpu_type_traits_get(t->type);
+    const size_t bytes = vnpu_nbytes(t), n = bytes / tt->size * (size_t) tt->blck;
+    uint8_t *data = malloc(bytes);
+    float *row = tt->is_quantized ? malloc((size_t) t->ne[0] * sizeof(float)) : NULL;
+    if (!data || (tt->is_quantized && !row)) {
+        free(data);
+        free(row);
+        return VNPU_STATUS_NO_MEMORY;
+    }
     for (size_t e = 0; e < n; e++) {
         const float normal = ops_rng_normal(rng);
         const float v = k->input ? k->input(c, operand, normal) : normal;
-        if (t->type == VNPU_TYPE_F16) {
-            ((vnpu_fp16_t *) t->data)[e] = vnpu_f32_to_fp16(v);
+        const int64_t index = k->index ? k->index(c, operand, e, normal) : lrintf(v);
+        if (t->type == VNPU_TYPE_F32) {
+            ((float *) data)[e] = v;
+        } else if (t->type == VNPU_TYPE_F16) {
+            ((vnpu_fp16_t *) data)[e] = vnpu_f32_to_fp16(v);
         } else if (t->type == VNPU_TYPE_I32) {
-            ((int32_t *) t->data)[e] = (int32_t) lrintf(v);
+            ((int32_t *) data)[e] = (int32_t) index;
+        } else if (t->type == VNPU_TYPE_I64) {
+            ((int64_t *) data)[e] = index;
         } else {
-            VNPU_ASSERT(t->type == VNPU_TYPE_F32);
-            ((float *) t->data)[e] = v;
+            VNPU_ASSERT(tt->is_quantized && tt->from_f32_ref);
+            const size_t ne0 = (size_t) t->ne[0];
+            row[e % ne0] = v;
+            if ((e + 1) % ne0 == 0) {
+                tt->from_f32_ref(row, data + e / ne0 * vnpu_row_size(t->type, t->ne[0]), t->ne[0]);
+            }
         }
     }
+    const enum vnpu_status st = vnpu_tensor_set(t, data, 0, bytes);
+    free(data);
+    free(row);
+    return st;
 }
 
 static const struct vnpu_tensor *ops_owner(const struct vnpu_tensor *t) {
     return t->view_src ? t->view_src : t;
 }
 
-/* Build c's graph in bt's memory, inputs drawn from a generator seeded with name, results poisoned. */
+/* Place owner i of s at byte off of buf, fenced by sentinel bytes; returns the bytes it takes with them. */
+static size_t ops_place(struct ops_side *s, int i, struct vnpu_buffer *buf, size_t off) {
+    struct vnpu_tensor *t = s->owners[i];
+    const size_t padded = (s->owner_size[i] + 127) & ~(size_t) 127;
+    uint8_t *base = buf->base;
+    memset(base + off, OPS_SENTINEL, OPS_GUARD);
+    vnpu_buffer_place_tensor(buf, t, off + OPS_GUARD);
+    memset(base + off + OPS_GUARD + s->owner_size[i], OPS_SENTINEL, padded - s->owner_size[i] + OPS_GUARD);
+    return 2 * OPS_GUARD + padded;
+}
+
+/* Build c's graph in bt's memory (a weight src0 in the weight buffer type of weight_dev, when not NULL),
+ * inputs drawn from a generator seeded with name, results poisoned. */
 static enum vnpu_status ops_side_build(struct ops_side *s, const struct ops_case *c, const struct ops_kind *k,
-                                       const char *name, struct vnpu_buffer_type *bt) {
+                                       const char *name, struct vnpu_buffer_type *bt, struct vnpu_device *weight_dev) {
     memset(s, 0, sizeof(*s));
     s->ctx = vnpu_ctx_new(OPS_ARENA, true);
     if (!s->ctx) {
@@ -98,7 +138,6 @@ static enum vnpu_status ops_side_build(struct ops_side *s, const struct ops_case
     vnpu_graph_build_forward_expand(s->g, s->out);
 
     /* Owners: the operands' memory first (operand order), then results without memory of their own. */
-    size_t total = 0;
     for (int i = 0; i < n_in; i++) {
         s->owner_operand[s->n_owners] = i;
         s->owners[s->n_owners++] = (struct vnpu_tensor *) ops_owner(in[i]);
@@ -110,29 +149,49 @@ static enum vnpu_status ops_side_build(struct ops_side *s, const struct ops_case
             s->owners[s->n_owners++] = t;
         }
     }
+    struct vnpu_buffer_type *weight_bt =
+        c->weight && weight_dev ? vnpu_device_weight_buffer_type(weight_dev, s->owners[0]) : bt;
+    size_t total = 0;
     for (int i = 0; i < s->n_owners; i++) {
-        total += 2 * OPS_GUARD + ((vnpu_nbytes(s->owners[i]) + 127) & ~(size_t) 127);
+        const bool weight = c->weight && s->owner_operand[i] == 0;
+        s->owner_written[i] = s->owner_operand[i] < 0;
+        for (int n = 0; n < s->g->n_nodes; n++) {
+            const struct vnpu_tensor *t = s->g->nodes[n];
+            s->owner_written[i] = s->owner_written[i] || (!vnpu_op_is_empty(t->op) && t->view_src == s->owners[i]);
+        }
+        s->owner_size[i] = vnpu_buffer_type_alloc_size(weight ? weight_bt : bt, s->owners[i]);
+        total += weight ? 0 : 2 * OPS_GUARD + ((s->owner_size[i] + 127) & ~(size_t) 127);
     }
     enum vnpu_status st = vnpu_buffer_type_alloc(bt, total, &s->buf);
+    if (st == VNPU_STATUS_OK && c->weight) {
+        st = vnpu_buffer_type_alloc(weight_bt, 2 * OPS_GUARD + ((s->owner_size[0] + 127) & ~(size_t) 127),
+                                    &s->weight_buf);
+    }
     if (st != VNPU_STATUS_OK) {
         return st;
     }
     struct ops_rng rng;
     ops_rng_seed(&rng, name);
-    uint8_t *base = s->buf->base;
     size_t off = 0;
-    for (int i = 0; i < s->n_owners; i++) {
+    for (int i = 0; i < s->n_owners && st == VNPU_STATUS_OK; i++) {
         struct vnpu_tensor *t = s->owners[i];
-        const size_t bytes = vnpu_nbytes(t), padded = (bytes + 127) & ~(size_t) 127;
-        memset(base + off, OPS_SENTINEL, OPS_GUARD);
-        vnpu_buffer_place_tensor(s->buf, t, off + OPS_GUARD);
-        memset(base + off + OPS_GUARD + bytes, OPS_SENTINEL, padded - bytes + OPS_GUARD);
-        off += 2 * OPS_GUARD + padded;
+        if (c->weight && s->owner_operand[i] == 0) {
+            ops_place(s, i, s->weight_buf, 0);
+        } else {
+            off += ops_place(s, i, s->buf, off);
+        }
         if (s->owner_operand[i] < 0) {
-            memset(t->data, OPS_POISON, bytes);
+            memset(t->data, OPS_POISON, s->owner_size[i]);
             continue;
         }
-        ops_fill(t, c, k, s->owner_operand[i], &rng);
+        st = ops_fill(t, c, k, s->owner_operand[i], &rng);
+        if (st == VNPU_STATUS_OK && !s->owner_written[i]) {
+            s->snapshot[i] = malloc(s->owner_size[i]);
+            st = s->snapshot[i] ? VNPU_STATUS_OK : VNPU_STATUS_NO_MEMORY;
+        }
+        if (st == VNPU_STATUS_OK && s->snapshot[i]) {
+            memcpy(s->snapshot[i], t->data, s->owner_size[i]);
+        }
     }
     for (int n = 0; n < s->g->n_nodes; n++) { /* views see their owner's placement */
         struct vnpu_tensor *t = s->g->nodes[n];
@@ -141,11 +200,21 @@ static enum vnpu_status ops_side_build(struct ops_side *s, const struct ops_case
             t->buffer = t->view_src->buffer;
         }
     }
-    return VNPU_STATUS_OK;
+    return st;
+}
+
+/* The reference computes from the weight the device holds: src0 read back from d's weight buffer (GGML's
+ * bytes again, through the buffer's get_tensor) into r's. */
+static enum vnpu_status ops_side_sync_weight(const struct ops_side *d, struct ops_side *r) {
+    return vnpu_tensor_get(d->owners[0], r->owners[0]->data, 0, vnpu_nbytes(r->owners[0]));
 }
 
 static void ops_side_free(struct ops_side *s) {
     vnpu_buffer_free(s->buf);
+    vnpu_buffer_free(s->weight_buf);
+    for (int i = 0; i < s->n_owners; i++) {
+        free(s->snapshot[i]);
+    }
     if (s->ctx) {
         vnpu_ctx_free(s->ctx);
     }
@@ -155,7 +224,7 @@ static void ops_side_free(struct ops_side *s) {
 static bool ops_guards_ok(const struct ops_side *s) {
     for (int i = 0; i < s->n_owners; i++) {
         const uint8_t *data = s->owners[i]->data;
-        const size_t bytes = vnpu_nbytes(s->owners[i]), padded = (bytes + 127) & ~(size_t) 127;
+        const size_t bytes = s->owner_size[i], padded = (bytes + 127) & ~(size_t) 127;
         for (const uint8_t *p = data - OPS_GUARD; p < data; p++) {
             if (*p != OPS_SENTINEL) {
                 return false;
@@ -170,8 +239,16 @@ static bool ops_guards_ok(const struct ops_side *s) {
     return true;
 }
 
+/* Element (i0, i1, i2, i3) of an F32 or F16 tensor. */
 static double ops_get(const struct vnpu_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
-    return *(const float *) ((const uint8_t *) t->data + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3]);
+    const uint8_t *p = (const uint8_t *) t->data + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
+    if (t->type == VNPU_TYPE_F16) {
+        vnpu_fp16_t h;
+        memcpy(&h, p, sizeof(h));
+        return vnpu_fp16_to_f32(h);
+    }
+    VNPU_ASSERT(t->type == VNPU_TYPE_F32);
+    return *(const float *) p;
 }
 
 /* NMSE of a against the reference r (same shape); NaN when a holds a NaN. */
@@ -225,7 +302,7 @@ static double ops_time(struct vnpu_device *dev, struct ops_side *s) {
     return (t - t0) / runs;
 }
 
-/* Compare the two sides: results by NMSE, inputs bitwise (in place: src0's owner is a result). */
+/* Compare the two sides: results by NMSE, inputs bitwise against their bytes before the compute. */
 static enum ops_result ops_compare(const struct ops_case *c, const struct ops_side *d, const struct ops_side *r,
                                    char *detail, size_t size) {
     if (!ops_guards_ok(d)) {
@@ -233,8 +310,7 @@ static enum ops_result ops_compare(const struct ops_case *c, const struct ops_si
         return OPS_FAIL;
     }
     for (int i = 0; i < d->n_owners; i++) {
-        const bool result = d->owner_operand[i] < 0 || (c->inplace && d->owner_operand[i] == 0);
-        if (!result && memcmp(d->owners[i]->data, r->owners[i]->data, vnpu_nbytes(d->owners[i])) != 0) {
+        if (d->snapshot[i] && memcmp(d->owners[i]->data, d->snapshot[i], d->owner_size[i]) != 0) {
             snprintf(detail, size, "input %d changed", d->owner_operand[i]);
             return OPS_FAIL;
         }
@@ -261,9 +337,12 @@ enum ops_result ops_run_case(const struct ops_case *c, struct vnpu_device *dut, 
     const struct ops_kind *k = ops_kind_find(c->op);
     VNPU_ASSERT(k);
     struct ops_side d, r;
-    enum vnpu_status st = ops_side_build(&d, c, k, name, vnpu_device_buffer_type(dut));
+    enum vnpu_status st = ops_side_build(&d, c, k, name, vnpu_device_buffer_type(dut), dut);
     if (st == VNPU_STATUS_OK) {
-        st = ops_side_build(&r, c, k, name, vnpu_host_buffer_type());
+        st = ops_side_build(&r, c, k, name, vnpu_host_buffer_type(), NULL);
+    }
+    if (st == VNPU_STATUS_OK && c->weight) {
+        st = ops_side_sync_weight(&d, &r);
     }
     enum ops_result res = OPS_FAIL;
     if (st != VNPU_STATUS_OK) {
@@ -280,7 +359,7 @@ enum ops_result ops_run_case(const struct ops_case *c, struct vnpu_device *dut, 
     if (res == OPS_PASS && perf) {
         size_t bytes = 0;
         for (int i = 0; i < d.n_owners; i++) {
-            bytes += vnpu_nbytes(d.owners[i]);
+            bytes += d.owner_size[i];
         }
         const double us = ops_time(dut, &d), us_ref = ops_time(ref, &r);
         snprintf(detail, size, "%10.1f us/run %8.2f GB/s   (CPU %10.1f us/run)", us, (double) bytes / (us * 1e3),
