@@ -121,6 +121,7 @@ bool htp_can_fuse_rms_norm_mul(const struct htp_device *d, struct vnpu_tensor *c
 extern const struct htp_op_family htp_family_binary;
 extern const struct htp_op_family htp_family_unary;
 extern const struct htp_op_family htp_family_act;
+extern const struct htp_op_family htp_family_cpy;
 
 /* ---- requests (htp-request.c), trace (htp-trace-export.c) ---- */
 

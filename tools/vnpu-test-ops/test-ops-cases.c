@@ -9,10 +9,18 @@
  */
 #include "test-ops-cases.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 /* ---- operands ---- */
+
+static const char *const ops_layout_names[] = {
+    [OPS_LAYOUT_CONT] = "cont",
+    [OPS_LAYOUT_VIEW] = "view",
+    [OPS_LAYOUT_PERM] = "perm",
+    [OPS_LAYOUT_TRANS] = "trans",
+};
 
 /* An operand of type and shape ne laid out as layout: a new owner tensor, or a view of one. */
 static struct vnpu_tensor *ops_operand(struct vnpu_ctx *ctx, enum vnpu_type type, const int64_t ne[4],
@@ -28,6 +36,10 @@ static struct vnpu_tensor *ops_operand(struct vnpu_ctx *ctx, enum vnpu_type type
         case OPS_LAYOUT_PERM: {
             struct vnpu_tensor *o = vnpu_new_tensor_4d(ctx, type, ne[0], ne[2], ne[1], ne[3]);
             return vnpu_permute(ctx, o, 0, 2, 1, 3);
+        }
+        case OPS_LAYOUT_TRANS: {
+            struct vnpu_tensor *o = vnpu_new_tensor_4d(ctx, type, ne[1], ne[0], ne[2], ne[3]);
+            return vnpu_transpose(ctx, o);
         }
     }
     return NULL;
@@ -108,6 +120,91 @@ static float input_act(const struct ops_case *c, int operand, float normal) {
     return 3.0f * normal;
 }
 
+/* ---- rows and copies: GET_ROWS, SET_ROWS, CPY, CONT ---- */
+
+/* GET_ROWS: table src0 (type, layout, maybe a weight) [ne0, rows, ne2, ne3], I32 indices ne1 = [n, ne2, ne3, 1]. */
+static int inputs_get_rows(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor **in) {
+    in[0] = ops_operand(ctx, c->type, c->ne, c->layout);
+    in[1] = ops_operand(ctx, VNPU_TYPE_I32, c->ne1, OPS_LAYOUT_CONT);
+    return 2;
+}
+
+static struct vnpu_tensor *build_get_rows(struct vnpu_ctx *ctx, const struct ops_case *c,
+                                          struct vnpu_tensor *const *in) {
+    (void) c;
+    return vnpu_get_rows(ctx, in[0], in[1]);
+}
+
+/* Any row of the table, repeats allowed: the normal draw through its CDF. */
+static int64_t index_get_rows(const struct ops_case *c, int operand, size_t e, float normal) {
+    (void) operand, (void) e;
+    const double u = 0.5 * (1.0 + erf(normal / sqrt(2.0)));
+    const int64_t i = (int64_t) (u * (double) c->ne[1]);
+    return i < c->ne[1] ? i : c->ne[1] - 1;
+}
+
+/* SET_ROWS: F32 rows src0 [ne0, n, ne2, ne3], indices ne1 = [n, ne2 / k, ne3 / l, 1] of type1 (I32, I64), the
+ * destination ne2 of type2 (F16, F32) [ne0, rows, ne2, ne3]. */
+static int inputs_set_rows(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor **in) {
+    in[0] = ops_operand(ctx, VNPU_TYPE_F32, c->ne, c->layout);
+    in[1] = ops_operand(ctx, c->type1, c->ne1, OPS_LAYOUT_CONT);
+    in[2] = ops_operand(ctx, c->rows.type2, c->rows.ne2, OPS_LAYOUT_CONT);
+    return 3;
+}
+
+static struct vnpu_tensor *build_set_rows(struct vnpu_ctx *ctx, const struct ops_case *c,
+                                          struct vnpu_tensor *const *in) {
+    (void) c;
+    return vnpu_set_rows(ctx, in[2], in[0], in[1]);
+}
+
+/* Destination rows distinct within each row of indices: i -> (i * step + row) mod rows, step coprime to rows. */
+static int64_t index_set_rows(const struct ops_case *c, int operand, size_t e, float normal) {
+    (void) operand, (void) normal;
+    const int64_t rows = c->rows.ne2[1], n = c->ne1[0];
+    int64_t step = rows / 2 + 1, a = step, b = rows;
+    while (b != 0) { /* gcd(step, rows) */
+        const int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    step = a == 1 ? step : 1;
+    return ((int64_t) (e % (size_t) n) * step + (int64_t) (e / (size_t) n)) % rows;
+}
+
+static int print_set_rows(const struct ops_case *c, char *buf, size_t size) {
+    const int64_t *ne = c->rows.ne2;
+    return snprintf(buf, size, ",dst=[%lld,%lld,%lld,%lld],type2=%s", (long long) ne[0], (long long) ne[1],
+                    (long long) ne[2], (long long) ne[3], vnpu_type_name(c->rows.type2));
+}
+
+/* CPY: src0 (type, layout) into a destination of type1, shape ne1 (src0's when not set) and layout1. */
+static int inputs_cpy(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor **in) {
+    in[0] = ops_operand(ctx, c->type, c->ne, c->layout);
+    in[1] = ops_operand(ctx, c->type1, c->ne1[0] ? c->ne1 : c->ne, c->rows.layout1);
+    return 2;
+}
+
+static struct vnpu_tensor *build_cpy(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
+    (void) c;
+    return vnpu_cpy(ctx, in[0], in[1]);
+}
+
+static int print_cpy(const struct ops_case *c, char *buf, size_t size) {
+    return c->rows.layout1 != OPS_LAYOUT_CONT ? snprintf(buf, size, ",layout1=%s", ops_layout_names[c->rows.layout1])
+                                              : 0;
+}
+
+static int inputs_cont(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor **in) {
+    in[0] = ops_operand(ctx, c->type, c->ne, c->layout);
+    return 1;
+}
+
+static struct vnpu_tensor *build_cont(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
+    (void) c;
+    return vnpu_cont(ctx, in[0]);
+}
+
 static const struct ops_kind ops_kinds[] = {
     {.name = "ADD", .n_src = 2, .build = build_add},
     {.name = "SUB", .n_src = 2, .build = build_sub},
@@ -119,6 +216,14 @@ static const struct ops_kind ops_kinds[] = {
     {.name = "SILU", .n_src = 1, .build = build_silu, .input = input_act},
     {.name = "GELU", .n_src = 1, .build = build_gelu, .input = input_act},
     {.name = "SWIGLU", .n_src = 2, .build = build_swiglu, .input = input_act},
+    {.name = "GET_ROWS", .build = build_get_rows, .inputs = inputs_get_rows, .index = index_get_rows},
+    {.name = "SET_ROWS",
+     .build = build_set_rows,
+     .inputs = inputs_set_rows,
+     .print = print_set_rows,
+     .index = index_set_rows},
+    {.name = "CPY", .build = build_cpy, .inputs = inputs_cpy, .print = print_cpy},
+    {.name = "CONT", .build = build_cont, .inputs = inputs_cont},
 };
 
 const struct ops_kind *ops_kind_find(const char *name) {
@@ -154,6 +259,33 @@ const struct ops_kind *ops_kind_find(const char *name) {
     {OP, {96, 50, 7, 1},    {96, 50, 1, 1},    OPS_LAYOUT_VIEW, .nmse_max = NMSE_F32},                          \
     {OP, {256, 300, 5, 1},  {256, 1, 5, 1},    OPS_LAYOUT_PERM, .nmse_max = NMSE_F32},                          \
     {OP, {1000, 300, 2, 1}, {500, 300, 1, 1},  .nmse_max = NMSE_F32}
+
+/* CPY and CONT: every pair of F32/F16, odd and single sizes, views, permuted and transposed operands on either
+ * side, reshaping copies (one side contiguous), rows wider than a task (chunked) and many rows. F16 <-> F32
+ * converts exactly as the CPU (round to nearest even), a same-type copy moves bits: NMSE 0 asks for equal
+ * values. */
+#define COPY_ROWS                                                                                                     \
+    {"CPY", {5, 7, 11, 13}, .nmse_max = 0, .quick = true},                                                          \
+    {"CPY", {5, 7, 11, 13}, .type1 = VNPU_TYPE_F16, .nmse_max = 0, .quick = true},                                  \
+    {"CPY", {33, 31, 5, 1}, .type = VNPU_TYPE_F16, .nmse_max = 0, .quick = true},                                   \
+    {"CPY", {33, 31, 5, 1}, .type = VNPU_TYPE_F16, .type1 = VNPU_TYPE_F16, .nmse_max = 0},                          \
+    {"CPY", {1, 1, 1, 1}, .type1 = VNPU_TYPE_F16, .nmse_max = 0},                                                   \
+    {"CPY", {33, 31, 1, 1}, .layout = OPS_LAYOUT_VIEW, .type1 = VNPU_TYPE_F16, .nmse_max = 0, .quick = true},       \
+    {"CPY", {33, 31, 5, 1}, .layout = OPS_LAYOUT_PERM, .nmse_max = 0},                                              \
+    {"CPY", {64, 33, 3, 1}, .layout = OPS_LAYOUT_TRANS, .type1 = VNPU_TYPE_F16, .nmse_max = 0, .quick = true},      \
+    {"CPY", {64, 33, 3, 1}, .type = VNPU_TYPE_F16, .nmse_max = 0, .rows.layout1 = OPS_LAYOUT_TRANS},                \
+    {"CPY", {70, 20, 3, 1}, .layout = OPS_LAYOUT_VIEW, .nmse_max = 0, .rows.layout1 = OPS_LAYOUT_PERM},             \
+    {"CPY", {64, 33, 3, 1}, {33, 64, 3, 1}, .type1 = VNPU_TYPE_F16, .nmse_max = 0, .quick = true},                  \
+    {"CPY", {64, 33, 3, 1}, {6336, 1, 1, 1}, .layout = OPS_LAYOUT_PERM, .type1 = VNPU_TYPE_F16, .nmse_max = 0},     \
+    {"CPY", {100, 30, 1, 1}, {3000, 1, 1, 1}, .type = VNPU_TYPE_F16, .nmse_max = 0, .rows.layout1 = OPS_LAYOUT_VIEW}, \
+    {"CPY", {4099, 3, 1, 1}, .type1 = VNPU_TYPE_F16, .nmse_max = 0},                                                \
+    {"CPY", {70000, 2, 1, 1}, .type = VNPU_TYPE_F16, .nmse_max = 0},                                                \
+    {"CPY", {128, 1000, 3, 1}, .nmse_max = 0},                                                                      \
+    {"CPY", {128, 1000, 3, 1}, .type1 = VNPU_TYPE_F16, .nmse_max = 0},                                              \
+    {"CONT", {33, 31, 5, 1}, .layout = OPS_LAYOUT_PERM, .nmse_max = 0, .quick = true},                              \
+    {"CONT", {40, 64, 4, 1}, .layout = OPS_LAYOUT_TRANS, .type = VNPU_TYPE_F16, .nmse_max = 0, .quick = true},      \
+    {"CONT", {33, 31, 1, 1}, .layout = OPS_LAYOUT_VIEW, .type = VNPU_TYPE_F16, .nmse_max = 0},                      \
+    {"CONT", {256, 300, 5, 1}, .layout = OPS_LAYOUT_PERM, .nmse_max = 0}
 
 /* One-operand row ops: odd, single, view, permuted, in place, wide and many rows. */
 #define ROW_ROWS(OP, P0, P1)                                                                                   \
@@ -194,15 +326,10 @@ const struct ops_case ops_cases[] = {
     {"SWIGLU", {64, 20, 3, 1}, {64, 20, 3, 1}, .inplace = true, .nmse_max = NMSE_F32},
     {"SWIGLU", {4096, 67, 1, 1}, {4096, 67, 1, 1}, .nmse_max = NMSE_F32},
     {"SWIGLU", {128, 1000, 3, 1}, {128, 1000, 3, 1}, .nmse_max = NMSE_F32},
+    COPY_ROWS,
 };
 /* clang-format on */
 const size_t ops_n_cases = sizeof(ops_cases) / sizeof(ops_cases[0]);
-
-static const char *const ops_layout_names[] = {
-    [OPS_LAYOUT_CONT] = "cont",
-    [OPS_LAYOUT_VIEW] = "view",
-    [OPS_LAYOUT_PERM] = "perm",
-};
 
 void ops_case_name(const struct ops_case *c, char *buf, size_t size) {
     int n = snprintf(buf, size, "%s(type=%s,ne=[%lld,%lld,%lld,%lld]", c->op, vnpu_type_name(c->type),

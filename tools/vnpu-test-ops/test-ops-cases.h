@@ -17,10 +17,12 @@
 
 /* How an operand of shape ne lies in memory. */
 enum ops_layout {
-    OPS_LAYOUT_CONT = 0, /* contiguous */
-    OPS_LAYOUT_VIEW = 1, /* a view inside a larger tensor: rows padded by 3 elements (a block type: one block),
-                            starting one row and one element (block) in (so not 128-byte aligned) */
-    OPS_LAYOUT_PERM = 2, /* dims 1 and 2 swapped in memory, rows dense (vnpu_permute(x, 0, 2, 1, 3)) */
+    OPS_LAYOUT_CONT = 0,  /* contiguous */
+    OPS_LAYOUT_VIEW = 1,  /* a view inside a larger tensor: rows padded by 3 elements (a block type: one block),
+                             starting one row and one element (block) in (so not 128-byte aligned) */
+    OPS_LAYOUT_PERM = 2,  /* dims 1 and 2 swapped in memory, rows dense (vnpu_permute(x, 0, 2, 1, 3)) */
+    OPS_LAYOUT_TRANS = 3, /* dims 0 and 1 swapped in memory: elements of a row nb[0] = a row of the owner apart
+                             (vnpu_transpose) */
 };
 
 /* ROPE's fields of a case (ops_case.rope). */
@@ -44,6 +46,13 @@ struct ops_attn {
     float softcap;      /* logit_softcap */
 };
 
+/* GET_ROWS', SET_ROWS' and CPY's fields of a case (ops_case.rows). */
+struct ops_rows {
+    enum ops_layout layout1; /* CPY: the destination's layout */
+    int64_t ne2[4];          /* SET_ROWS: the destination's shape */
+    enum vnpu_type type2;    /* SET_ROWS: the destination's type */
+};
+
 struct ops_case {
     const char *op;         /* a kind of ops_kinds[] */
     int64_t ne[4];          /* src0's and the result's shape */
@@ -62,6 +71,7 @@ struct ops_case {
     union {                 /* a kind's own fields, printed by its print */
         struct ops_rope rope;
         struct ops_attn attn;
+        struct ops_rows rows;
     };
 };
 

@@ -1,0 +1,201 @@
+/*
+ * The copy-streaming pipeline (copy-stream.h), per thread:
+ *
+ *   prologue  for halves 0 and 1: push a dummy "writes done", then the reads of blocks 0 and 1
+ *   block b   pop the half's writes (those of block b - 2 have landed), pop the reads of block b, compute
+ *             each task, push each task's write, push the reads of block b + 2 into the same half
+ *   epilogue  pop what is left: each half's writes and the dummy read of an empty block
+ *
+ * A block past the thread's tasks is empty and its reads are one zero-row dummy, so the pops always mirror
+ * the pushes whatever the number of blocks. A half (the parity of b) remembers how many writes it has
+ * queued. Block b reads into in set b % copy_plan_in_sets and computes into out set b % 2.
+ */
+#include "copy-stream.h"
+
+#include "dma-queue.h"
+#include "htp-ctx.h"
+#include "htp-tensor.h"
+
+/* Tasks of one block: [first, first + n) of the flat task numbering (row * n_chunks + chunk). */
+struct copy_block {
+    uint32_t first;
+    uint32_t n;
+};
+
+/* One thread's view of the stream. */
+struct copy_thread {
+    struct copy_stream *s;
+    struct dma_queue *q;
+    struct htp_trace *tr;
+    uint8_t *in;  /* VTCM set 0 of the in slots; set i follows at + i * half_in */
+    uint8_t *out; /* same for the out slots */
+    uint32_t in_sets;
+    uint8_t *scratch;
+    uint32_t half_in, half_out;             /* bytes of one half */
+    uint32_t next;                          /* first task not yet scheduled */
+    uint32_t end;                           /* one past the thread's last task */
+    uint32_t writes[2];                     /* writes queued by each half (1: the prologue's dummy) */
+    bool has_src[2][COPY_STREAM_MAX_BLOCK]; /* per half and task: its reads were real (an index in range) */
+};
+
+/* Task k (flat) as a row chunk. */
+static struct copy_task copy_task_of(const struct copy_stream *s, uint32_t k) {
+    const struct copy_plan *p = s->plan;
+    const uint32_t row = fastdiv(k, &p->div_chunks), chunk = k - row * p->n_chunks;
+    const struct htp_row_index ix = htp_row_unravel(row, s->ne1, s->ne2, &p->div_ne1, &p->div_ne12);
+    struct copy_task t = {ix.i1, ix.i2, ix.i3, chunk * p->chunk, 0};
+    t.n = HEX_MIN(p->chunk, s->ne0 - t.i0);
+    return t;
+}
+
+static struct copy_block copy_next_block(struct copy_thread *t) {
+    struct copy_block b = {t->next, HEX_MIN(t->s->plan->block, t->end - t->next)};
+    t->next += b.n;
+    return b;
+}
+
+/* The in slots of block b. */
+static uint8_t *copy_in_set(const struct copy_thread *t, uint32_t b) {
+    return t->in + (b % t->in_sets) * t->half_in;
+}
+
+/* Push the reads of block b (tasks blk) into its in set: n_reads per task (dummies for a task without a
+ * source), or one dummy for an empty block. */
+static void copy_push_reads(struct copy_thread *t, uint32_t b, struct copy_block blk) {
+    const struct copy_stream *s = t->s;
+    uint8_t *set = copy_in_set(t, b);
+    if (blk.n == 0) {
+        dma_queue_push(t->q, dma_make_pair(set, set), 0, 0, 0, 0);
+        return;
+    }
+    for (uint32_t j = 0; j < blk.n; j++) {
+        const struct copy_task task = copy_task_of(s, blk.first + j);
+        uint8_t *slot = set + j * s->plan->slot_in;
+        t->has_src[b & 1][j] = s->ops->push_reads(s, t->q, &task, slot);
+        for (uint32_t k = 0; !t->has_src[b & 1][j] && k < s->n_reads; k++) {
+            dma_queue_push(t->q, dma_make_pair(slot, slot), 0, 0, 0, 0);
+        }
+    }
+}
+
+static void copy_stream_prologue(struct copy_thread *t, struct copy_block blk[2]) {
+    for (uint32_t h = 0; h < 2; h++) {
+        dma_queue_push(t->q, dma_make_pair(t->out, t->out + h * t->half_out), 0, 0, 0, 0);
+        t->writes[h] = 1;
+        blk[h] = copy_next_block(t);
+        copy_push_reads(t, h, blk[h]);
+    }
+}
+
+static void copy_stream_block(struct copy_thread *t, struct copy_block blk[2], uint32_t b) {
+    struct copy_stream *s = t->s;
+    const struct copy_plan *p = s->plan;
+    const uint32_t h = b & 1;
+    for (uint32_t k = 0; k < t->writes[h]; k++) {
+        dma_queue_pop(t->q); /* the half's out slots are free again */
+    }
+    for (uint32_t k = 0; k < blk[h].n * s->n_reads; k++) {
+        dma_queue_pop(t->q);
+    }
+    uint8_t *in = copy_in_set(t, b), *out = s->ops->compute ? t->out + h * t->half_out : in;
+    const uint32_t slot_out = s->ops->compute ? p->slot_out : p->slot_in;
+    if (s->ops->compute && !htp_op_skip_compute(s->octx)) {
+        htp_trace_start(t->tr, HTP_TRACE_HVX_COMP, b);
+        for (uint32_t j = 0; j < blk[h].n; j++) {
+            const struct copy_task task = copy_task_of(s, blk[h].first + j);
+            s->ops->compute(s, &task, in + j * p->slot_in, out + j * slot_out, t->scratch);
+        }
+        htp_trace_stop(t->tr, HTP_TRACE_HVX_COMP, b);
+    }
+    t->writes[h] = 0;
+    for (uint32_t j = 0; j < blk[h].n; j++) {
+        const struct copy_task task = copy_task_of(s, blk[h].first + j);
+        if (t->has_src[h][j]) {
+            s->ops->push_write(s, t->q, &task, out + j * slot_out);
+        } else {
+            dma_queue_push(t->q, dma_make_pair(out, out), 0, 0, 0, 0);
+            __atomic_store_n(&s->bad_index, 1, __ATOMIC_RELAXED);
+        }
+        t->writes[h]++;
+    }
+    blk[h] = copy_next_block(t);
+    copy_push_reads(t, b + 2, blk[h]);
+}
+
+/* Both halves hold their writes, then an empty block's dummy read; the half of block b comes first. */
+static void copy_stream_epilogue(struct copy_thread *t, uint32_t b) {
+    for (uint32_t i = 0; i < 2; i++) {
+        const uint32_t h = (b + i) & 1;
+        for (uint32_t k = 0; k < t->writes[h]; k++) {
+            dma_queue_pop(t->q);
+        }
+        dma_queue_pop(t->q);
+    }
+}
+
+static void copy_stream_worker(unsigned nth, unsigned ith, void *arg) {
+    struct copy_stream *s = arg;
+    const struct copy_plan *p = s->plan;
+    struct htp_ctx *ctx = s->octx->ctx;
+    const uint64_t first = (uint64_t) s->row_start * p->n_chunks + (uint64_t) p->tasks_per_thread * ith;
+    const uint64_t end = ((uint64_t) s->row_start + s->rows) * p->n_chunks;
+    (void) nth;
+    if (first >= end) {
+        return;
+    }
+    uint8_t *slice = ctx->vtcm + (size_t) ith * s->layout.per_thread;
+    struct copy_thread t = {
+        .s = s,
+        .q = &ctx->dma[ith],
+        .tr = &ctx->trace[ith],
+        .in = slice + s->layout.in,
+        .out = slice + s->layout.out,
+        .scratch = slice + s->layout.scratch,
+        .in_sets = copy_plan_in_sets(p),
+        .half_in = p->block * p->slot_in,
+        .half_out = p->block * p->slot_out,
+        .next = (uint32_t) first,
+        .end = (uint32_t) HEX_MIN(first + p->tasks_per_thread, end),
+    };
+    struct copy_block blk[2];
+    copy_stream_prologue(&t, blk);
+    uint32_t b = 0;
+    for (; blk[b & 1].n > 0; b++) {
+        copy_stream_block(&t, blk, b);
+    }
+    copy_stream_epilogue(&t, b);
+}
+
+uint32_t copy_stream_run(struct copy_stream *s) {
+    struct htp_ctx *ctx = s->octx->ctx;
+    const struct copy_plan *p = s->plan;
+    if (p->n_threads == 0 || p->n_threads > ctx->n_threads || p->block == 0 || p->block > COPY_STREAM_MAX_BLOCK ||
+        !copy_plan_dma_fits(p, s->n_reads) || p->chunk == 0 || p->n_chunks == 0 ||
+        (uint64_t) p->chunk * p->n_chunks < s->ne0 || (uint64_t) p->chunk * (p->n_chunks - 1) >= s->ne0 ||
+        (p->slot_out == 0) != (s->ops->compute == NULL)) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    s->row_start = 0;
+    s->rows = s->nrows;
+    if (ctx->mdev.count > 1) { /* DMA-only writes: any row boundary is safe (seed, "128-Byte Cache Line") */
+        const struct htp_tensor_mdev_range range =
+            htp_tensor_mdev_partition(s->nrows, 1, ctx->mdev.idx, ctx->mdev.count, &ctx->mdev.count_div);
+        s->row_start = range.start;
+        s->rows = range.count;
+    }
+    if (s->rows == 0) {
+        return HTP_STATUS_OK;
+    }
+    if ((uint64_t) p->tasks_per_thread * p->n_threads < (uint64_t) s->rows * p->n_chunks) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    s->layout = copy_plan_layout(p);
+    if (!htp_vtcm_fits(s->layout.per_thread, p->n_threads, ctx->vtcm_size)) {
+        return HTP_STATUS_VTCM_TOO_SMALL;
+    }
+    s->bad_index = 0;
+    if (work_queue_run(&ctx->wq, copy_stream_worker, s, p->n_threads) != VDSP_FAULT_NONE) {
+        return HTP_STATUS_FAULT;
+    }
+    return s->bad_index ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;
+}
