@@ -10,6 +10,7 @@
  */
 #include "cpy-ops.h"
 #include "htp-device-impl.h"
+#include "set-rows-ops.h"
 
 #include "log.h"
 
@@ -142,3 +143,50 @@ static void cpy_prep(const struct htp_device *d, const struct vnpu_tensor *node,
 }
 
 const struct htp_op_family htp_family_cpy = {.supports = cpy_supports, .prep = cpy_prep};
+
+/* ---- SET_ROWS ---- */
+
+/* node = set_rows(dst = src[2], rows = src[0], indices = src[1]); node is a view of the destination. */
+static bool set_rows_plan(const struct htp_device *d, const struct vnpu_tensor *node, struct set_rows_kparams *kp,
+                          char *why, size_t size) {
+    const struct vnpu_tensor *rows = node->src[0], *idx = node->src[1];
+    memset(kp, 0, sizeof(*kp));
+    if (rows->type != VNPU_TYPE_F32 || !type_f32_f16(node->type) ||
+        (idx->type != VNPU_TYPE_I32 && idx->type != VNPU_TYPE_I64)) {
+        snprintf(why, size, "%s rows into %s by %s indices (f32 rows into f32 or f16, i32 or i64 indices)",
+                 vnpu_type_name(rows->type), vnpu_type_name(node->type), vnpu_type_name(idx->type));
+        return false;
+    }
+    if (!vnpu_is_contiguous_rows(rows) || !vnpu_is_contiguous_rows(node)) {
+        snprintf(why, size, "rows of '%s' or of the destination are not dense", rows->name);
+        return false;
+    }
+    const size_t out = vnpu_type_size_of(node);
+    struct copy_plan *p = &kp->plan;
+    p->chunk = htp_copy_chunk((uint64_t) rows->ne[0], 4.0, 1);
+    p->slot_in = align_slot((uint64_t) p->chunk * 4);
+    p->slot_out = node->type == VNPU_TYPE_F32 ? 0 : align_slot((uint64_t) p->chunk * out);
+    kp->div_ne11 = fastdiv_init((uint32_t) idx->ne[1]);
+    kp->div_ne12 = fastdiv_init((uint32_t) idx->ne[2]);
+    return htp_copy_plan(d, p, rows, 1, why, size);
+}
+
+static bool set_rows_supports(const struct htp_device *d, const struct vnpu_tensor *node, uint32_t opcode, char *why,
+                              size_t size) {
+    struct set_rows_kparams kp;
+    (void) opcode;
+    return set_rows_plan(d, node, &kp, why, size);
+}
+
+static void set_rows_prep(const struct htp_device *d, const struct vnpu_tensor *node, const struct vnpu_tensor *fused,
+                          uint32_t opcode, struct htp_op_desc *op, const struct vnpu_tensor **src,
+                          const struct vnpu_tensor **dst) {
+    char why[192];
+    (void) fused, (void) opcode;
+    src[0] = node->src[0];
+    src[1] = node->src[1];
+    dst[0] = node;
+    VNPU_ASSERT(set_rows_plan(d, node, (struct set_rows_kparams *) op->kparams, why, sizeof(why)));
+}
+
+const struct htp_op_family htp_family_set_rows = {.supports = set_rows_supports, .prep = set_rows_prep};

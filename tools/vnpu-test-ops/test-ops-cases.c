@@ -287,6 +287,23 @@ const struct ops_kind *ops_kind_find(const char *name) {
     {"CONT", {33, 31, 1, 1}, .layout = OPS_LAYOUT_VIEW, .type = VNPU_TYPE_F16, .nmse_max = 0},                      \
     {"CONT", {256, 300, 5, 1}, .layout = OPS_LAYOUT_PERM, .nmse_max = 0}
 
+/* SET_ROWS: F32 rows into F16 (the KV cache) and F32 destinations by I64 and I32 indices, indices broadcast over
+ * dims 2 and 3, odd and single sizes, views and permuted rows, rows wider than a task, many rows. Exact. */
+#define SET_ROWS_ROWS(T2, T1)                                                                                         \
+    {"SET_ROWS", {64, 5, 1, 1}, {5, 1, 1, 1}, .type1 = T1, .nmse_max = 0, .quick = true,                            \
+     .rows = {.ne2 = {64, 20, 1, 1}, .type2 = T2}},                                                                 \
+    {"SET_ROWS", {33, 31, 3, 1}, {31, 3, 1, 1}, .type1 = T1, .nmse_max = 0, .rows = {.ne2 = {33, 64, 3, 1}, .type2 = T2}}, \
+    {"SET_ROWS", {32, 3, 4, 2}, {3, 2, 1, 1}, .type1 = T1, .nmse_max = 0, .quick = true,                            \
+     .rows = {.ne2 = {32, 10, 4, 2}, .type2 = T2}},                                                                 \
+    {"SET_ROWS", {1, 1, 1, 1}, {1, 1, 1, 1}, .type1 = T1, .nmse_max = 0, .rows = {.ne2 = {1, 1, 1, 1}, .type2 = T2}},  \
+    {"SET_ROWS", {33, 7, 1, 1}, {7, 1, 1, 1}, OPS_LAYOUT_VIEW, .type1 = T1, .nmse_max = 0,                          \
+     .rows = {.ne2 = {33, 9, 1, 1}, .type2 = T2}},                                                                  \
+    {"SET_ROWS", {40, 6, 3, 1}, {6, 3, 1, 1}, OPS_LAYOUT_PERM, .type1 = T1, .nmse_max = 0,                          \
+     .rows = {.ne2 = {40, 11, 3, 1}, .type2 = T2}},                                                                 \
+    {"SET_ROWS", {4099, 2, 1, 1}, {2, 1, 1, 1}, .type1 = T1, .nmse_max = 0, .rows = {.ne2 = {4099, 7, 1, 1}, .type2 = T2}}, \
+    {"SET_ROWS", {128, 300, 1, 1}, {300, 1, 1, 1}, .type1 = T1, .nmse_max = 0,                                      \
+     .rows = {.ne2 = {128, 1000, 1, 1}, .type2 = T2}}
+
 /* One-operand row ops: odd, single, view, permuted, in place, wide and many rows. */
 #define ROW_ROWS(OP, P0, P1)                                                                                   \
     {OP, {5, 7, 11, 13},    .p = {P0, P1}, .nmse_max = NMSE_F32, .quick = true},                                \
@@ -327,6 +344,8 @@ const struct ops_case ops_cases[] = {
     {"SWIGLU", {4096, 67, 1, 1}, {4096, 67, 1, 1}, .nmse_max = NMSE_F32},
     {"SWIGLU", {128, 1000, 3, 1}, {128, 1000, 3, 1}, .nmse_max = NMSE_F32},
     COPY_ROWS,
+    SET_ROWS_ROWS(VNPU_TYPE_F16, VNPU_TYPE_I64),
+    SET_ROWS_ROWS(VNPU_TYPE_F32, VNPU_TYPE_I32),
 };
 /* clang-format on */
 const size_t ops_n_cases = sizeof(ops_cases) / sizeof(ops_cases[0]);
