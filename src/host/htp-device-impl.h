@@ -122,6 +122,7 @@ extern const struct htp_op_family htp_family_binary;
 extern const struct htp_op_family htp_family_unary;
 extern const struct htp_op_family htp_family_act;
 extern const struct htp_op_family htp_family_cpy;
+extern const struct htp_op_family htp_family_get_rows;
 extern const struct htp_op_family htp_family_set_rows;
 
 /* ---- requests (htp-request.c), trace (htp-trace-export.c) ---- */

@@ -9,6 +9,7 @@
  * have (flat GGML rows or the tiled REPACK layout), since supports_op cannot know which one it will meet.
  */
 #include "cpy-ops.h"
+#include "get-rows-ops.h"
 #include "htp-device-impl.h"
 #include "set-rows-ops.h"
 
@@ -190,3 +191,65 @@ static void set_rows_prep(const struct htp_device *d, const struct vnpu_tensor *
 }
 
 const struct htp_op_family htp_family_set_rows = {.supports = set_rows_supports, .prep = set_rows_prep};
+
+/* ---- GET_ROWS ---- */
+
+/* node = get_rows(table = src[0], indices = src[1]), F32 rows out. A quantized table's plan holds a task in both
+ * layouts (flat blocks, or the tiles when ne00 is a whole number of them): its in slot takes the larger staging,
+ * its DMA budget the longer list of planes. */
+static bool get_rows_plan(const struct htp_device *d, const struct vnpu_tensor *node, struct get_rows_kparams *kp,
+                          char *why, size_t size) {
+    const struct vnpu_tensor *table = node->src[0], *idx = node->src[1];
+    const struct gr_type *g = gr_type_get((uint32_t) table->type);
+    memset(kp, 0, sizeof(*kp));
+    if ((!g && !type_f32_f16(table->type)) || idx->type != VNPU_TYPE_I32 || node->type != VNPU_TYPE_F32) {
+        snprintf(why, size, "rows of %s by %s indices into %s (f32, f16 or a tiled type, i32, f32)",
+                 vnpu_type_name(table->type), vnpu_type_name(idx->type), vnpu_type_name(node->type));
+        return false;
+    }
+    if (!vnpu_is_contiguous_rows(table) || !vnpu_is_contiguous_rows(node)) {
+        snprintf(why, size, "elements of '%s' or of the result are not dense in their rows", table->name);
+        return false;
+    }
+    struct copy_plan *p = &kp->plan;
+    uint32_t n_reads = 1;
+    if (g) {
+        const uint64_t ne00 = (uint64_t) table->ne[0];
+        p->chunk = (uint32_t) (ne00 < GR_CHUNK_MAX ? ne00 : GR_CHUNK_MAX);
+        uint32_t offset[GR_N_REGIONS];
+        struct htp_tile_geom geom;
+        const bool tileable = htp_tile_geom_get((enum htp_type) table->type, &geom) && ne00 % geom.k_cols == 0;
+        const uint32_t flat = gr_stage_layout(g, &g->flat, 0, p->chunk, offset);
+        const uint32_t tiled = tileable ? gr_stage_layout(g, &g->tiled, geom.k_cols, p->chunk, offset) : 0;
+        p->slot_in = align_slot(flat > tiled ? flat : tiled);
+        p->slot_out = align_slot(hex_align_up(p->chunk * 4, 4 * HEX_VLEN));
+        p->scratch = gr_scratch(p->chunk, g->sub);
+        n_reads = tileable && g->tiled.n_dma > g->flat.n_dma ? g->tiled.n_dma : g->flat.n_dma;
+    } else {
+        const size_t in = vnpu_type_size_of(table);
+        p->chunk = htp_copy_chunk((uint64_t) table->ne[0], 4.0, 1);
+        p->slot_in = align_slot((uint64_t) p->chunk * in);
+        p->slot_out = table->type == VNPU_TYPE_F32 ? 0 : align_slot((uint64_t) p->chunk * 4);
+    }
+    return htp_copy_plan(d, p, node, n_reads, why, size);
+}
+
+static bool get_rows_supports(const struct htp_device *d, const struct vnpu_tensor *node, uint32_t opcode, char *why,
+                              size_t size) {
+    struct get_rows_kparams kp;
+    (void) opcode;
+    return get_rows_plan(d, node, &kp, why, size);
+}
+
+static void get_rows_prep(const struct htp_device *d, const struct vnpu_tensor *node, const struct vnpu_tensor *fused,
+                          uint32_t opcode, struct htp_op_desc *op, const struct vnpu_tensor **src,
+                          const struct vnpu_tensor **dst) {
+    char why[192];
+    (void) fused, (void) opcode;
+    src[0] = node->src[0];
+    src[1] = node->src[1];
+    dst[0] = node;
+    VNPU_ASSERT(get_rows_plan(d, node, (struct get_rows_kparams *) op->kparams, why, sizeof(why)));
+}
+
+const struct htp_op_family htp_family_get_rows = {.supports = get_rows_supports, .prep = get_rows_prep};

@@ -40,12 +40,12 @@ uint32_t htp_op_of(const struct vnpu_tensor *node, const struct htp_op_family **
             break;
         case VNPU_OP_CPY:
         case VNPU_OP_CONT: *family = &htp_family_cpy; return HTP_OP_CPY;
+        case VNPU_OP_GET_ROWS: *family = &htp_family_get_rows; return HTP_OP_GET_ROWS;
         case VNPU_OP_SET_ROWS: *family = &htp_family_set_rows; return HTP_OP_SET_ROWS;
-        /* Kernels of the other families land with them: ROPE, SOFT_MAX, GET_ROWS,
+        /* Kernels of the other families land with them: ROPE, SOFT_MAX,
          * FLASH_ATTN_EXT, MUL_MAT, MUL_MAT_ID. */
         case VNPU_OP_MUL_MAT:
         case VNPU_OP_MUL_MAT_ID:
-        case VNPU_OP_GET_ROWS:
         case VNPU_OP_SOFT_MAX:
         case VNPU_OP_ROPE:
         case VNPU_OP_FLASH_ATTN_EXT:

@@ -12,6 +12,7 @@
 #include "act-ops.h"
 #include "binary-ops.h"
 #include "cpy-ops.h"
+#include "get-rows-ops.h"
 #include "hex-common.h"
 #include "htp-arch.h"
 #include "htp-ctx.h"
@@ -301,10 +302,10 @@ static uint32_t op_dispatch(struct htp_op_ctx *octx) {
         case HTP_OP_UNARY_GELU:
         case HTP_OP_GLU_SWIGLU: return op_act(octx);
         case HTP_OP_CPY: return op_cpy(octx);
+        case HTP_OP_GET_ROWS: return op_get_rows(octx);
         case HTP_OP_SET_ROWS: return op_set_rows(octx);
         case HTP_OP_ROPE:
         case HTP_OP_SOFT_MAX:
-        case HTP_OP_GET_ROWS:
         case HTP_OP_FLASH_ATTN_EXT:
         case HTP_OP_MUL_MAT:
         case HTP_OP_MUL_MAT_ID: return HTP_STATUS_NO_SUPPORT; /* their kernels come with their own families */

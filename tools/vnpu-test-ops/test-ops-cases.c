@@ -287,6 +287,33 @@ const struct ops_kind *ops_kind_find(const char *name) {
     {"CONT", {33, 31, 1, 1}, .layout = OPS_LAYOUT_VIEW, .type = VNPU_TYPE_F16, .nmse_max = 0},                      \
     {"CONT", {256, 300, 5, 1}, .layout = OPS_LAYOUT_PERM, .nmse_max = 0}
 
+/* GET_ROWS from F32 and F16 tables: odd and single sizes, ne1 not a multiple of 32, indices over dims 2 and 3,
+ * views and permuted tables, rows wider than a task, many rows with repeats. Exact. */
+#define GET_ROWS_FLOAT(T)                                                                                            \
+    {"GET_ROWS", {5, 7, 3, 2}, {4, 3, 2, 1}, .type = T, .nmse_max = 0, .quick = true},                              \
+    {"GET_ROWS", {1, 1, 1, 1}, {1, 1, 1, 1}, .type = T, .nmse_max = 0},                                             \
+    {"GET_ROWS", {33, 31, 1, 1}, {9, 1, 1, 1}, OPS_LAYOUT_VIEW, .type = T, .nmse_max = 0, .quick = true},           \
+    {"GET_ROWS", {40, 20, 3, 1}, {6, 3, 1, 1}, OPS_LAYOUT_PERM, .type = T, .nmse_max = 0},                          \
+    {"GET_ROWS", {4096, 100, 1, 1}, {7, 1, 1, 1}, .type = T, .nmse_max = 0},                                        \
+    {"GET_ROWS", {70000, 3, 1, 1}, {2, 1, 1, 1}, .type = T, .nmse_max = 0},                                         \
+    {"GET_ROWS", {64, 50, 1, 1}, {1000, 1, 1, 1}, .type = T, .nmse_max = 0}
+
+/* GET_ROWS from a quantized table (ne0 a multiple of every block size), flat and as a weight (tiled when the
+ * device's weight buffers repack it): ne1 not a multiple of 32, indices over dims 2 and 3, views, rows wider than
+ * a task (chunks of GR_CHUNK_MAX), many rows. Each value is GGML's dequantization to the bit (the reference reads
+ * a weight back from the device, so a tiled weight's derived scales are what both sides use): NMSE 0, but for
+ * the K-quants that store derived F16 scales (src/repack/repack.h), whose unpacked scales GGML may round once
+ * more. */
+#define GET_ROWS_QUANT(T, NMSE_TILED)                                                                                \
+    {"GET_ROWS", {256, 33, 1, 1}, {5, 1, 1, 1}, .type = T, .nmse_max = 0, .quick = true},                           \
+    {"GET_ROWS", {768, 40, 2, 3}, {7, 2, 3, 1}, .type = T, .nmse_max = 0},                                          \
+    {"GET_ROWS", {256, 33, 1, 1}, {5, 1, 1, 1}, OPS_LAYOUT_VIEW, .type = T, .nmse_max = 0},                         \
+    {"GET_ROWS", {8192, 40, 1, 1}, {3, 1, 1, 1}, .type = T, .nmse_max = 0},                                         \
+    {"GET_ROWS", {256, 33, 1, 1}, {300, 1, 1, 1}, .type = T, .nmse_max = 0},                                        \
+    {"GET_ROWS", {256, 33, 1, 1}, {5, 1, 1, 1}, .type = T, .weight = true, .nmse_max = NMSE_TILED, .quick = true},  \
+    {"GET_ROWS", {768, 40, 2, 1}, {7, 2, 1, 1}, .type = T, .weight = true, .nmse_max = NMSE_TILED},                 \
+    {"GET_ROWS", {8192, 70, 1, 1}, {9, 1, 1, 1}, .type = T, .weight = true, .nmse_max = NMSE_TILED}
+
 /* SET_ROWS: F32 rows into F16 (the KV cache) and F32 destinations by I64 and I32 indices, indices broadcast over
  * dims 2 and 3, odd and single sizes, views and permuted rows, rows wider than a task, many rows. Exact. */
 #define SET_ROWS_ROWS(T2, T1)                                                                                         \
@@ -346,6 +373,20 @@ const struct ops_case ops_cases[] = {
     COPY_ROWS,
     SET_ROWS_ROWS(VNPU_TYPE_F16, VNPU_TYPE_I64),
     SET_ROWS_ROWS(VNPU_TYPE_F32, VNPU_TYPE_I32),
+    GET_ROWS_FLOAT(VNPU_TYPE_F32),
+    GET_ROWS_FLOAT(VNPU_TYPE_F16),
+    GET_ROWS_QUANT(VNPU_TYPE_Q4_0, 0),
+    GET_ROWS_QUANT(VNPU_TYPE_Q4_1, 0),
+    GET_ROWS_QUANT(VNPU_TYPE_Q8_0, 0),
+    GET_ROWS_QUANT(VNPU_TYPE_IQ4_NL, 0),
+    GET_ROWS_QUANT(VNPU_TYPE_MXFP4, 0),
+    GET_ROWS_QUANT(VNPU_TYPE_Q1_0, 0),
+    GET_ROWS_QUANT(VNPU_TYPE_Q2_0, 0),
+    GET_ROWS_QUANT(VNPU_TYPE_Q2_K, 0),
+    GET_ROWS_QUANT(VNPU_TYPE_Q3_K, NMSE_F32),
+    GET_ROWS_QUANT(VNPU_TYPE_Q4_K, NMSE_F32),
+    GET_ROWS_QUANT(VNPU_TYPE_Q5_K, NMSE_F32),
+    GET_ROWS_QUANT(VNPU_TYPE_Q6_K, NMSE_F32),
 };
 /* clang-format on */
 const size_t ops_n_cases = sizeof(ops_cases) / sizeof(ops_cases[0]);

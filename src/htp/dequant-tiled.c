@@ -1,0 +1,194 @@
+/*
+ * Dequantizers of the REPACK tiles (dequant.h), and the tables of all of them. A tile holds 32 rows; the DMA has
+ * already picked row r's bytes out of each tile of the task and laid them per tile in order (get-rows-ops.h):
+ *
+ *   nibble pairs  16 bytes: pair cp = codes 2 cp (low nibble) and 2 cp + 1       Q4_0 Q4_1 IQ4_NL MXFP4 Q4_K Q5_K
+ *   byte pairs    32 bytes: the codes in order                                  Q8_0
+ *   vrmpy words   one 4-byte word per 128-byte vector of the tile: byte j of word m holds the b-bit codes of
+ *                 k = 4 g + j (g the group within the word) at bits b (g % (8 / b))    Q1_0 Q2_0 Q2_K Q3_K Q6_K
+ *   scales        F16 per tile (or per 16 of its k), (scale, bias) pairs, E8M0 bytes, Q2_K's scale bytes and its
+ *                 (d, -dmin) per super-block
+ *
+ * so what is left is splitting bit fields and interleaving them back into k order. Tile layouts: htp-tiles.h
+ * (seed 000, "Tiled Weight Formats"); the values equal repack_dequant_tile's.
+ */
+#include "dequant.h"
+
+const int8_t dq_levels[4][16] = {
+    [DQ_LEVELS_Q4_0] = {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7},
+    [DQ_LEVELS_U4] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    [DQ_LEVELS_IQ4_NL] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113},
+    [DQ_LEVELS_MXFP4] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12},
+};
+
+/* Nibble pairs (16 bytes per tile) -> codes levels[nibble] in k order: 8 tiles per vector. */
+static void dq_tiled_nibbles(const uint8_t *qs, uint32_t n, uint8_t *codes, const int8_t levels[16]) {
+    const HVX_Vector lut = dq_lut16(levels);
+    for (uint32_t i = 0; i < dq_nvec(n / 2); i++) {
+        const HVX_Vector v = hvx_vmem_ld(DQ_VEC(qs, i));
+        const HVX_VectorPair e = Q6_W_vshuff_VVR(Q6_Vub_vlsr_VubR(v, 4), dq_bits(v, 0, 0x0F), -1);
+        hvx_vmem_st(DQ_VEC(codes, 2 * i), Q6_Vb_vlut32_VbVbR(Q6_V_lo_W(e), lut, 0));
+        hvx_vmem_st(DQ_VEC(codes, 2 * i + 1), Q6_Vb_vlut32_VbVbR(Q6_V_hi_W(e), lut, 0));
+    }
+}
+
+/* 2-bit vrmpy words (4 bytes per 16 k of a tile) -> codes - minus in k order: 512 per vector. */
+static void dq_tiled_pairs(const uint8_t *qs, uint32_t n, uint8_t *codes, uint8_t minus) {
+    for (uint32_t i = 0; i < dq_nvec(n / 4); i++) {
+        HVX_Vector p[4];
+        dq_pair_planes(hvx_vmem_ld(DQ_VEC(qs, i)), minus, p);
+        dq_interleave(p, 4, 1, 4);
+        dq_store(codes, 4 * i, p, 4);
+    }
+}
+
+/* Q4_0: x = (q - 8) * d. */
+const uint8_t *dq_tiled_q4_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_tiled_nibbles(region[GR_QS], n, o->codes, dq_levels[DQ_LEVELS_Q4_0]);
+    dq_scales_hf(region[GR_D], n / 32, o->scale);
+    return o->codes;
+}
+
+/* IQ4_NL: x = kvalues_iq4nl[q] * d. */
+const uint8_t *dq_tiled_iq4_nl(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_tiled_nibbles(region[GR_QS], n, o->codes, dq_levels[DQ_LEVELS_IQ4_NL]);
+    dq_scales_hf(region[GR_D], n / 32, o->scale);
+    return o->codes;
+}
+
+/* MXFP4: x = kvalues_mxfp4[q] * 2^(e - 128). */
+const uint8_t *dq_tiled_mxfp4(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_tiled_nibbles(region[GR_QS], n, o->codes, dq_levels[DQ_LEVELS_MXFP4]);
+    dq_scales_e8m0(region[GR_D], n / 32, o->scale);
+    return o->codes;
+}
+
+/* Q4_1: x = q * d + m; Q4_K: x = (d * sc) * q + (-dmin * m), the tile's (scale, bias) pair per 32. */
+const uint8_t *dq_tiled_q4_1(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_tiled_nibbles(region[GR_QS], n, o->codes, dq_levels[DQ_LEVELS_U4]);
+    dq_scales_hf_pairs(region[GR_D], n / 32, o->scale, o->bias);
+    return o->codes;
+}
+
+const uint8_t *dq_tiled_q4_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    return dq_tiled_q4_1(region, n, o);
+}
+
+/* Q5_K: Q4_K's codes + 16 times the fifth bit. Row r's 4 QH bytes per tile: bit 2 m + e of byte i is the fifth
+ * bit of k = 8 m + 2 i + e. */
+const uint8_t *dq_tiled_q5_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_tiled_q4_1(region, n, o);
+    for (uint32_t i = 0; i < dq_nvec(n / 8); i++) {
+        const HVX_Vector v = hvx_vmem_ld(DQ_VEC(region[GR_QH], i));
+        HVX_Vector x[8];
+        for (uint32_t b = 0; b < 8; b++) {
+            x[b] = Q6_Vh_vasl_VhR(dq_bits(v, b, 1), 4); /* 16 * bit */
+        }
+        for (uint32_t m = 0; m < 4; m++) { /* (i, e) in order for each m: bits 2 m, 2 m + 1 of each byte */
+            dq_interleave(x + 2 * m, 2, 1, 1);
+        }
+        dq_interleave(x, 4, 2, 8); /* then m: 8 bytes of each */
+        for (uint32_t k = 0; k < 8; k++) {
+            hvx_vmem_st(DQ_VEC(o->codes, 8 * i + k), Q6_Vb_vadd_VbVb(hvx_vmem_ld(DQ_VEC(o->codes, 8 * i + k)), x[k]));
+        }
+    }
+    return o->codes;
+}
+
+/* Q8_0: x = q * d; the codes came in order. */
+const uint8_t *dq_tiled_q8_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_scales_hf(region[GR_D], n / 32, o->scale);
+    return region[GR_QS];
+}
+
+/* Q1_0: 4 words per tile (k = 32 q + 4 g + j: bit g of byte j of word q), -d when clear, +d when set. */
+const uint8_t *dq_tiled_q1_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    for (uint32_t i = 0; i < dq_nvec(n / 8); i++) {
+        HVX_Vector p[8];
+        dq_sign_planes(hvx_vmem_ld(DQ_VEC(region[GR_QS], i)), p);
+        dq_interleave(p, 8, 1, 4);
+        dq_store(o->codes, 8 * i, p, 8);
+    }
+    dq_scales_hf(region[GR_D], n / 128, o->scale);
+    return o->codes;
+}
+
+/* Q2_0: 4 words per tile (k = 16 v + 4 p + j: bits 2 p of byte j of word v); x = (code - 1) * d. */
+const uint8_t *dq_tiled_q2_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_tiled_pairs(region[GR_QS], n, o->codes, 1);
+    dq_scales_hf(region[GR_D], n / 64, o->scale);
+    return o->codes;
+}
+
+/* Q2_K: 2 words per tile of 2-bit codes; GGML's scale bytes of the tile's two sub-blocks of 16; (d, -dmin) per
+ * super-block. x = d * (sc & 15) * q + (-dmin) * (sc >> 4). */
+const uint8_t *dq_tiled_q2_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_tiled_pairs(region[GR_QS], n, o->codes, 0);
+    for (uint32_t i = 0; i < dq_nvec(n / 16); i++) {
+        const HVX_Vector sc = hvx_vmem_ld(DQ_VEC(region[GR_SC], i));
+        hvx_vmem_st(DQ_VEC(o->tmp + DQ_TMP_SC, i), dq_bits(sc, 0, 0x0F));
+        hvx_vmem_st(DQ_VEC(o->tmp + DQ_TMP_MIN, i), Q6_Vub_vlsr_VubR(sc, 4));
+    }
+    dq_scales_hf_pairs(region[GR_D], n / 256, o->tmp + DQ_TMP_D, o->tmp + DQ_TMP_DM);
+    dq_expand(o->tmp + DQ_TMP_D, n / 256, 4, o->scale);
+    dq_expand(o->tmp + DQ_TMP_DM, n / 256, 4, o->bias);
+    dq_scale_by_bytes(o->scale, o->tmp + DQ_TMP_SC, n / 16, false);
+    dq_scale_by_bytes(o->bias, o->tmp + DQ_TMP_MIN, n / 16, false);
+    return o->codes;
+}
+
+/* Q3_K: low 2 bits as Q2_K's, a sign word per tile (bit g of byte j set: k = 4 g + j is negative, code - 4), the
+ * tile's F16 scales d * (sc - 32) of k 0..15 and 16..31. */
+const uint8_t *dq_tiled_q3_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_tiled_pairs(region[GR_QS], n, o->codes, 0);
+    for (uint32_t i = 0; i < dq_nvec(n / 8); i++) {
+        const HVX_Vector v = hvx_vmem_ld(DQ_VEC(region[GR_QH], i));
+        HVX_Vector p[8];
+        for (uint32_t b = 0; b < 8; b++) {
+            p[b] = Q6_Vh_vasl_VhR(dq_bits(v, b, 1), 2); /* 4 * sign */
+        }
+        dq_interleave(p, 8, 1, 4);
+        for (uint32_t k = 0; k < 8; k++) {
+            hvx_vmem_st(DQ_VEC(o->codes, 8 * i + k), Q6_Vb_vsub_VbVb(hvx_vmem_ld(DQ_VEC(o->codes, 8 * i + k)), p[k]));
+        }
+    }
+    dq_scales_hf(region[GR_SC], n / 16, o->scale);
+    return o->codes;
+}
+
+/* Q6_K: 4 words of low nibbles per tile (k = 8 v + 4 n + j: nibble n of byte j of word v), 2 words of high 2 bits
+ * (as Q2_K's), the tile's F16 scales d * sc of k 0..15 and 16..31; x = scale * (q - 32). */
+const uint8_t *dq_tiled_q6_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    for (uint32_t i = 0; i < dq_nvec(n / 2); i++) {
+        const HVX_Vector v = hvx_vmem_ld(DQ_VEC(region[GR_QS], i));
+        HVX_Vector p[2] = {dq_bits(v, 0, 0x0F), Q6_Vub_vlsr_VubR(v, 4)};
+        dq_interleave(p, 2, 1, 4);
+        dq_store(o->codes, 2 * i, p, 2);
+    }
+    for (uint32_t i = 0; i < dq_nvec(n / 4); i++) {
+        HVX_Vector p[4];
+        dq_pair_planes(hvx_vmem_ld(DQ_VEC(region[GR_QH], i)), 0, p);
+        dq_interleave(p, 4, 1, 4);
+        for (uint32_t k = 0; k < 4; k++) {
+            const HVX_Vector q = Q6_V_vor_VV(hvx_vmem_ld(DQ_VEC(o->codes, 4 * i + k)), Q6_Vh_vasl_VhR(p[k], 4));
+            hvx_vmem_st(DQ_VEC(o->codes, 4 * i + k), Q6_Vb_vsub_VbVb(q, Q6_Vb_vsplat_R(32)));
+        }
+    }
+    dq_scales_hf(region[GR_SC], n / 16, o->scale);
+    return o->codes;
+}
+
+const struct dq_type dq_types[HTP_TYPE_Q2_0 + 1] = {
+    [HTP_TYPE_Q4_0] = {dq_flat_q4_0, dq_tiled_q4_0, false},
+    [HTP_TYPE_Q4_1] = {dq_flat_q4_1, dq_tiled_q4_1, true},
+    [HTP_TYPE_Q8_0] = {dq_flat_q8_0, dq_tiled_q8_0, false},
+    [HTP_TYPE_IQ4_NL] = {dq_flat_iq4_nl, dq_tiled_iq4_nl, false},
+    [HTP_TYPE_MXFP4] = {dq_flat_mxfp4, dq_tiled_mxfp4, false},
+    [HTP_TYPE_Q1_0] = {dq_flat_q1_0, dq_tiled_q1_0, false},
+    [HTP_TYPE_Q2_0] = {dq_flat_q2_0, dq_tiled_q2_0, false},
+    [HTP_TYPE_Q2_K] = {dq_flat_q2_K, dq_tiled_q2_K, true},
+    [HTP_TYPE_Q3_K] = {dq_flat_q3_K, dq_tiled_q3_K, false},
+    [HTP_TYPE_Q4_K] = {dq_flat_q4_K, dq_tiled_q4_K, true},
+    [HTP_TYPE_Q5_K] = {dq_flat_q5_K, dq_tiled_q5_K, true},
+    [HTP_TYPE_Q6_K] = {dq_flat_q6_K, dq_tiled_q6_K, false},
+};

@@ -1,0 +1,221 @@
+/*
+ * GET_ROWS (get-rows-ops.h) on the copy stream. Each task looks its index up (one scalar load from the index
+ * tensor in DDR: the DMA needs it as an address) and reads a chunk of the picked row into VTCM:
+ *
+ *   F32         one DMA in, one DMA out, nothing computed
+ *   F16         one DMA in, HVX widening to F32 (hvx-convert.h), one DMA out
+ *   quantized   the type's planes (get-rows-ops.h) from the flat row or from the row's tiles, the type's
+ *               dequantizer (dequant.h) to codes, scales and biases, then gr_finish to F32, one DMA out
+ *
+ * gr_finish converts the codes to F32 and applies the scales: each vector of 32 sub-block scales is spread over
+ * its elements by self-shuffles that double every lane (5 levels to one scale per vector of 32 elements, 4 to
+ * two scales of 16 each), so no lane is ever read back into a scalar register.
+ */
+#include "get-rows-ops.h"
+
+#include "dequant.h"
+#include "dma-queue.h"
+#include "htp-ctx.h"
+#include "htp-tensor.h"
+#include "hvx-convert.h"
+
+struct get_rows_ctx {
+    const struct htp_tensor *src, *idx, *dst;
+    const struct gr_type *type;     /* NULL for F32 and F16 */
+    const struct gr_layout *layout; /* the table's: flat or tiled */
+    dq_fn dequant;
+    bool bias;
+    uint32_t k_cols;    /* tiled: K per tile */
+    uint32_t tile_size; /* tiled: bytes per tile */
+    uint64_t tile_row;  /* tiled: bytes per tile row (32 rows by all of ne00) */
+    uint64_t matrix;    /* tiled: bytes per (i2, i3) matrix */
+    uint32_t src_size;  /* F32, F16: bytes per element */
+};
+
+/* The table row task t reads, or -1 when its index is out of range. */
+static int64_t get_rows_index(const struct get_rows_ctx *c, const struct copy_task *t) {
+    const int32_t i = *(const int32_t *) (htp_tensor_row(c->idx, t->i2, t->i3, 0) + (uintptr_t) t->i1 * c->idx->nb[0]);
+    return i >= 0 && (uint32_t) i < c->src->ne[1] ? i : -1;
+}
+
+/* The plane DMAs of a quantized task of row i01: from its flat blocks or from its tiles. */
+static void get_rows_push_planes(const struct get_rows_ctx *c, struct dma_queue *q, const struct copy_task *t,
+                                 uint32_t i01, uint8_t *slot) {
+    const struct gr_type *g = c->type;
+    const struct gr_layout *l = c->layout;
+    const bool tiled = l == &g->tiled;
+    uint32_t offset[GR_N_REGIONS];
+    gr_stage_layout(g, l, c->k_cols, t->n, offset);
+    const uint8_t *base;
+    if (tiled) {
+        const uint8_t *matrix = c->src->data + ((uint64_t) t->i3 * c->src->ne[2] + t->i2) * c->matrix;
+        base = matrix + (uint64_t) (i01 / HTP_TENSOR_TILE_N_ROWS) * c->tile_row +
+               (uint64_t) (t->i0 / c->k_cols) * c->tile_size;
+    } else {
+        base = htp_tensor_row(c->src, i01, t->i2, t->i3) + (uintptr_t) (t->i0 / g->blck) * g->bsize;
+    }
+    const uint32_t r = i01 % HTP_TENSOR_TILE_N_ROWS;
+    for (uint32_t k = 0; k < l->n_dma; k++) {
+        const struct gr_dma *d = &l->dma[k];
+        uint8_t *dst = slot + offset[d->region] + d->dst_off;
+        if (tiled) {
+            const uint8_t *src = base + d->off + (r % d->r_mod) * d->r_mul + (uint64_t) (r / d->r_mod) * c->tile_size;
+            dma_queue_push(q, dma_make_pair(dst, src), d->stride, (size_t) c->tile_size * d->group, d->size,
+                           t->n / c->k_cols / d->group);
+        } else {
+            dma_queue_push(q, dma_make_pair(dst, base + d->off), d->stride, g->bsize, d->size, t->n / g->blck);
+        }
+    }
+}
+
+static bool get_rows_push_reads(const struct copy_stream *s, struct dma_queue *q, const struct copy_task *t,
+                                uint8_t *slot) {
+    const struct get_rows_ctx *c = s->params;
+    const int64_t i01 = get_rows_index(c, t);
+    if (i01 < 0) {
+        return false;
+    }
+    if (c->type) {
+        get_rows_push_planes(c, q, t, (uint32_t) i01, slot);
+    } else {
+        const uint8_t *p = htp_tensor_row(c->src, (uint32_t) i01, t->i2, t->i3) + (uintptr_t) t->i0 * c->src_size;
+        dma_queue_push(q, dma_make_pair(slot, p), 0, 0, (size_t) t->n * c->src_size, 1);
+    }
+    return true;
+}
+
+static void get_rows_push_write(const struct copy_stream *s, struct dma_queue *q, const struct copy_task *t,
+                                const uint8_t *slot) {
+    const struct get_rows_ctx *c = s->params;
+    uint8_t *p = htp_tensor_row(c->dst, t->i1, t->i2, t->i3) + (uintptr_t) t->i0 * 4;
+    dma_queue_push(q, dma_make_pair(p, slot), 0, 0, (size_t) t->n * 4, 1);
+}
+
+static void get_rows_compute_f16(const struct copy_stream *s, const struct copy_task *t, const uint8_t *in,
+                                 uint8_t *out, uint8_t *scratch) {
+    (void) s, (void) scratch;
+    hvx_f16_to_f32_aa(out, in, t->n);
+}
+
+/* Multiply the F32 vectors out[*j ..] by the scales of s spread `levels` times (and add those of b), each
+ * spread vector used for rep vectors. */
+static void gr_apply(HVX_Vector s, HVX_Vector b, bool bias, uint32_t levels, uint32_t rep, uint8_t *out, uint32_t *j,
+                     uint32_t n_out) {
+    if (*j >= n_out) {
+        return;
+    }
+    if (levels == 0) {
+        for (uint32_t k = 0; k < rep && *j < n_out; k++, (*j)++) {
+            const HVX_Vector x = hvx_vec_mul_f32(hvx_vmem_ld(DQ_VEC(out, *j)), s);
+            hvx_vmem_st(DQ_VEC(out, *j), bias ? hvx_vec_add_f32(x, b) : x);
+        }
+        return;
+    }
+    const HVX_VectorPair ps = Q6_W_vshuff_VVR(s, s, -4), pb = bias ? Q6_W_vshuff_VVR(b, b, -4) : ps;
+    gr_apply(Q6_V_lo_W(ps), Q6_V_lo_W(pb), bias, levels - 1, rep, out, j, n_out);
+    gr_apply(Q6_V_hi_W(ps), Q6_V_hi_W(pb), bias, levels - 1, rep, out, j, n_out);
+}
+
+/* out[0..n) = (float) codes[i] * scale[i / sub] (+ bias[i / sub]), in place over the converted codes. */
+static void gr_finish(const uint8_t *codes, const uint8_t *scale, const uint8_t *bias, uint32_t n, uint32_t sub,
+                      uint8_t *out) {
+    for (uint32_t i = 0; i < dq_nvec(n); i++) {
+        HVX_Vector f[4];
+        dq_b_to_sf(hvx_vmem_ld(DQ_VEC(codes, i)), true, f);
+        dq_store(out, 4 * i, f, 4);
+    }
+    const uint32_t n_out = dq_nvec(n * 4), levels = sub == 16 ? 4 : 5, rep = sub >= 32 ? sub / 32 : 1;
+    uint32_t j = 0;
+    for (uint32_t i = 0; j < n_out; i++) {
+        const HVX_Vector b = bias ? hvx_vmem_ld(DQ_VEC(bias, i)) : Q6_V_vzero();
+        gr_apply(hvx_vmem_ld(DQ_VEC(scale, i)), b, bias != NULL, levels, rep, out, &j, n_out);
+    }
+}
+
+static void get_rows_compute_quant(const struct copy_stream *s, const struct copy_task *t, const uint8_t *in,
+                                   uint8_t *out, uint8_t *scratch) {
+    const struct get_rows_ctx *c = s->params;
+    const struct gr_type *g = c->type;
+    uint32_t offset[GR_N_REGIONS];
+    gr_stage_layout(g, c->layout, c->k_cols, t->n, offset);
+    const uint8_t *region[GR_N_REGIONS];
+    for (uint32_t k = 0; k < GR_N_REGIONS; k++) {
+        region[k] = in + offset[k];
+    }
+    const uint32_t chunk = s->plan->chunk, scales = gr_scratch_scales(chunk, g->sub);
+    const struct dq_out o = {
+        .codes = scratch,
+        .scale = scratch + gr_scratch_codes(chunk),
+        .bias = scratch + gr_scratch_codes(chunk) + scales,
+        .tmp = scratch + gr_scratch_codes(chunk) + 2 * scales,
+    };
+    const uint8_t *codes = c->dequant(region, t->n, &o);
+    gr_finish(codes, o.scale, c->bias ? o.bias : NULL, t->n, g->sub, out);
+}
+
+static const struct copy_ops get_rows_ops_f32 = {get_rows_push_reads, NULL, get_rows_push_write};
+static const struct copy_ops get_rows_ops_f16 = {get_rows_push_reads, get_rows_compute_f16, get_rows_push_write};
+static const struct copy_ops get_rows_ops_quant = {get_rows_push_reads, get_rows_compute_quant, get_rows_push_write};
+
+/* The context of a quantized table: its row of the type table, its layout and dequantizer; false when the
+ * plan's scratch cannot hold a task or the tiles do not match the shape. */
+static bool get_rows_quant(struct get_rows_ctx *c, const struct copy_plan *p) {
+    const struct gr_type *g = c->type;
+    const struct dq_type *dq = &dq_types[c->src->type];
+    const bool tiled = (c->src->flags & HTP_TENSOR_TILED) != 0;
+    c->layout = tiled ? &g->tiled : &g->flat;
+    c->dequant = tiled ? dq->tiled : dq->flat;
+    c->bias = dq->bias;
+    if (tiled) {
+        struct htp_tile_geom geom;
+        if (!htp_tile_geom_get((enum htp_type) c->src->type, &geom) || c->src->ne[0] % geom.k_cols != 0) {
+            return false;
+        }
+        c->k_cols = geom.k_cols;
+        c->tile_size = geom.size;
+        c->tile_row = htp_tile_row_size(&geom, c->src->ne[0]);
+        c->matrix = htp_tile_matrix_size(&geom, c->src->ne[0], c->src->ne[1]);
+    }
+    uint32_t offset[GR_N_REGIONS];
+    return p->chunk % g->blck == 0 && p->chunk <= GR_CHUNK_MAX && p->scratch >= gr_scratch(p->chunk, g->sub) &&
+           p->slot_in >= gr_stage_layout(g, c->layout, c->k_cols, p->chunk, offset) &&
+           p->slot_out >= hex_align_up(p->chunk * 4, 4 * HEX_VLEN);
+}
+
+uint32_t op_get_rows(struct htp_op_ctx *octx) {
+    const struct get_rows_kparams *kp = htp_op_kparams(octx);
+    const struct htp_tensor *src = octx->src[0], *idx = octx->src[1], *dst = octx->dst[0];
+    struct get_rows_ctx c = {.src = src, .idx = idx, .dst = dst, .type = gr_type_get(src->type)};
+    if ((!c.type && src->type != HTP_TYPE_F32 && src->type != HTP_TYPE_F16) || idx->type != HTP_TYPE_I32 ||
+        dst->type != HTP_TYPE_F32) {
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    const struct copy_ops *ops = &get_rows_ops_quant;
+    if (c.type) {
+        if (!get_rows_quant(&c, &kp->plan)) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+    } else {
+        c.src_size = src->type == HTP_TYPE_F32 ? 4 : 2;
+        ops = src->type == HTP_TYPE_F32 ? &get_rows_ops_f32 : &get_rows_ops_f16;
+        if (src->nb[0] != c.src_size) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+    }
+    if (dst->nb[0] != 4 || dst->ne[0] != src->ne[0] || idx->ne[0] != dst->ne[1] || idx->ne[1] != dst->ne[2] ||
+        idx->ne[2] != dst->ne[3] || src->ne[2] != dst->ne[2] || src->ne[3] != dst->ne[3]) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    struct copy_stream s = {
+        .octx = octx,
+        .plan = &kp->plan,
+        .ops = ops,
+        .params = &c,
+        .ne0 = dst->ne[0],
+        .ne1 = dst->ne[1],
+        .ne2 = dst->ne[2],
+        .nrows = htp_tensor_nrows(dst),
+        .n_reads = c.type ? c.layout->n_dma : 1,
+    };
+    return copy_stream_run(&s);
+}

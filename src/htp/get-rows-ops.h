@@ -1,0 +1,300 @@
+/*
+ * GET_ROWS from F32, F16 and the twelve tiled types, flat or tiled: what the host precomputes for op_get_rows
+ * (get-rows-ops.c), and how a task's bytes reach VTCM.
+ *
+ * GET_ROWS  dst row (i10, i11, i12) = src0 row (idx[i10, i11, i12], i11, i12) as F32 (ggml_get_rows): src[0] the
+ *           table [ne00, ne01, ne02, ne03] of any type below, src[1] I32 indices [ne10, ne02, ne03], dst[0] F32
+ *           [ne00, ne10, ne02, ne03]. An index outside [0, ne01) writes nothing and fails the op with
+ *           HTP_STATUS_INVAL_PARAMS.
+ *
+ * A table of a tiled type may be flat (GGML's blocks, rows nb[1] apart) or tiled (the REPACK layout of
+ * htp-tiles.h: matrices of tile rows; the descriptor's HTP_TENSOR_TILED says which at run time), and the plan
+ * fits both. A task is a chunk of a row; its bytes come by DMA as planes: each descriptor of the type's list
+ * below takes `size` bytes from every unit of the chunk (a block of a flat row, or `group` tiles of a tiled
+ * row) and lays them `stride` bytes apart in one staging region, from byte dst_off. So the DMA engine splits a
+ * flat block into its fields and picks a tiled row's bytes out of its tiles (a tile holds 32 rows: row r's
+ * bytes are at off + (r % r_mod) * r_mul, (r / r_mod) tiles in), already in the order HVX wants them. The
+ * HVX side (dequant-flat.c, dequant-tiled.c) turns the regions into codes (int8 per element), scales and
+ * biases (F32 per sub-block) and dequant-finish.c into F32 elements.
+ */
+#ifndef VNPU_GET_ROWS_OPS_H
+#define VNPU_GET_ROWS_OPS_H
+
+#include "copy-stream.h"
+#include "htp-msg.h"
+#include "htp-tiles.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Elements per task of a quantized table at most (the plan's chunk): a task's scales fit a few vectors. */
+#define GR_CHUNK_MAX 4096
+
+struct get_rows_kparams {
+    struct copy_plan plan; /* over dst's rows */
+};
+_Static_assert(sizeof(struct get_rows_kparams) <= HTP_MAX_KPARAMS * sizeof(uint32_t), "kernel_params are 128 bytes");
+
+/* Staging regions of a task, by role (the dequantizers name them). */
+enum gr_region {
+    GR_QS = 0,  /* codes, or their low bits */
+    GR_QH = 1,  /* high bits: Q3_K's hmask or signs, Q5_K's fifth bits, Q6_K's high 2 bits */
+    GR_D = 2,   /* per-block F16 scale d, (d, m) or (d, dmin) pairs, (scale, bias) pairs, E8M0 bytes */
+    GR_SC = 3,  /* scale bytes: Q2_K's, Q6_K's; Q3_K's and Q4_K/Q5_K's rearranged by the DMA; tiled F16 scales */
+    GR_SC1 = 4, /* more of them (Q3_K's high bits, Q4_K/Q5_K's mins) */
+    GR_SC2 = 5,
+    GR_SC3 = 6,
+    GR_N_REGIONS = 7,
+};
+
+/* One DMA descriptor of a task's reads. */
+struct gr_dma {
+    uint16_t off;    /* byte of the block or tile the unit's bytes start at (for the row's place see r_mul) */
+    uint8_t size;    /* bytes per unit */
+    uint8_t region;  /* enum gr_region */
+    uint8_t stride;  /* bytes per unit in the region */
+    uint8_t dst_off; /* byte of the unit's slot where they land */
+    uint8_t r_mul;   /* tiled: + (r % r_mod) * r_mul for row r of its tile */
+    uint8_t r_mod;   /* tiled: rows per step of `group` (32: all in one tile; Q2_K's d: 8 rows per tile) */
+    uint8_t group;   /* tiled: tiles per unit (8 for Q2_K's d and -dmin: one per super-block) */
+};
+
+#define GR_MAX_DMA 21
+
+/* How one type's rows are read in one layout. */
+struct gr_layout {
+    uint8_t n_dma;
+    struct gr_dma dma[GR_MAX_DMA];
+};
+
+/* A quantized type: geometry, its sub-block (elements per scale), and its two layouts. */
+struct gr_type {
+    uint16_t blck;  /* elements per GGML block */
+    uint16_t bsize; /* bytes per block */
+    uint16_t sub;   /* elements per scale: 16, 32, 64 or 128 */
+    struct gr_layout flat, tiled;
+};
+
+/* The tiled nibble-pair plane: byte 32 * cp + r of the tile (codes 2 cp, 2 cp + 1 of row r) to byte cp of the
+ * tile's 16 (the pairs in order). */
+#define GR_NIBBLE(cp) \
+    { 32 * (cp), 1, GR_QS, 16, (cp), 1, 32, 1 }
+#define GR_NIBBLES                                                                                                  \
+    GR_NIBBLE(0), GR_NIBBLE(1), GR_NIBBLE(2), GR_NIBBLE(3), GR_NIBBLE(4), GR_NIBBLE(5), GR_NIBBLE(6), GR_NIBBLE(7), \
+        GR_NIBBLE(8), GR_NIBBLE(9), GR_NIBBLE(10), GR_NIBBLE(11), GR_NIBBLE(12), GR_NIBBLE(13), GR_NIBBLE(14),      \
+        GR_NIBBLE(15)
+/* Q8_0's byte-pair plane: the pair at 64 * cp + 2 r to bytes 2 cp, 2 cp + 1 of the tile's 32. */
+#define GR_PAIR(cp) \
+    { 64 * (cp), 2, GR_QS, 32, 2 * (cp), 2, 32, 1 }
+/* Word m of a vrmpy-order area at off (row r's 4 bytes at 128 m + 4 r) to word m of the tile's n words. */
+#define GR_WORD(off, m, region, n) \
+    { (off) + 128 * (m), 4, (region), 4 * (n), 4 * (m), 4, 32, 1 }
+
+/* The types GET_ROWS dequantizes, by GGML type id; blck 0 for the others (F32, F16 and I32 are copied or
+ * converted without a table). Rows: the block's fields (flat: offsets in GGML's block structs) and the tile
+ * areas of htp-tiles.h. */
+static const struct gr_type gr_types[HTP_TYPE_Q2_0 + 1] = {
+    [HTP_TYPE_Q4_0] = {32,
+                       18,
+                       32,
+                       {2, {{2, 16, GR_QS, 16, 0, 0, 32, 1}, {0, 2, GR_D, 2, 0, 0, 32, 1}}},
+                       {17, {GR_NIBBLES, {512, 2, GR_D, 2, 0, 2, 32, 1}}}},
+    [HTP_TYPE_Q4_1] = {32,
+                       20,
+                       32,
+                       {2, {{4, 16, GR_QS, 16, 0, 0, 32, 1}, {0, 4, GR_D, 4, 0, 0, 32, 1}}},
+                       {17, {GR_NIBBLES, {512, 4, GR_D, 4, 0, 4, 32, 1}}}},
+    [HTP_TYPE_Q8_0] = {32,
+                       34,
+                       32,
+                       {2, {{2, 32, GR_QS, 32, 0, 0, 32, 1}, {0, 2, GR_D, 2, 0, 0, 32, 1}}},
+                       {17,
+                        {GR_PAIR(0),
+                         GR_PAIR(1),
+                         GR_PAIR(2),
+                         GR_PAIR(3),
+                         GR_PAIR(4),
+                         GR_PAIR(5),
+                         GR_PAIR(6),
+                         GR_PAIR(7),
+                         GR_PAIR(8),
+                         GR_PAIR(9),
+                         GR_PAIR(10),
+                         GR_PAIR(11),
+                         GR_PAIR(12),
+                         GR_PAIR(13),
+                         GR_PAIR(14),
+                         GR_PAIR(15),
+                         {1024, 2, GR_D, 2, 0, 2, 32, 1}}}},
+    [HTP_TYPE_IQ4_NL] = {32,
+                         18,
+                         32,
+                         {2, {{2, 16, GR_QS, 16, 0, 0, 32, 1}, {0, 2, GR_D, 2, 0, 0, 32, 1}}},
+                         {17, {GR_NIBBLES, {512, 2, GR_D, 2, 0, 2, 32, 1}}}},
+    [HTP_TYPE_MXFP4] = {32,
+                        17,
+                        32,
+                        {2, {{1, 16, GR_QS, 16, 0, 0, 32, 1}, {0, 1, GR_D, 1, 0, 0, 32, 1}}},
+                        {17, {GR_NIBBLES, {512, 1, GR_D, 1, 0, 1, 32, 1}}}},
+    [HTP_TYPE_Q1_0] = {128,
+                       18,
+                       128,
+                       {2, {{2, 16, GR_QS, 16, 0, 0, 32, 1}, {0, 2, GR_D, 2, 0, 0, 32, 1}}},
+                       {5,
+                        {GR_WORD(0, 0, GR_QS, 4),
+                         GR_WORD(0, 1, GR_QS, 4),
+                         GR_WORD(0, 2, GR_QS, 4),
+                         GR_WORD(0, 3, GR_QS, 4),
+                         {512, 2, GR_D, 2, 0, 2, 32, 1}}}},
+    [HTP_TYPE_Q2_0] = {64,
+                       18,
+                       64,
+                       {2, {{2, 16, GR_QS, 16, 0, 0, 32, 1}, {0, 2, GR_D, 2, 0, 0, 32, 1}}},
+                       {5,
+                        {GR_WORD(0, 0, GR_QS, 4),
+                         GR_WORD(0, 1, GR_QS, 4),
+                         GR_WORD(0, 2, GR_QS, 4),
+                         GR_WORD(0, 3, GR_QS, 4),
+                         {512, 2, GR_D, 2, 0, 2, 32, 1}}}},
+    /* Q2_K: the 16 scale bytes in sub-block order, (d, dmin) pairs; tiled: the two scale bytes of each tile and
+     * (d, -dmin) pairs of each super-block from tiles r / 8 and 4 + r / 8 of its 8. */
+    [HTP_TYPE_Q2_K] =
+        {256,
+         84,
+         16,
+         {3, {{16, 64, GR_QS, 64, 0, 0, 32, 1}, {0, 16, GR_SC, 16, 0, 0, 32, 1}, {80, 4, GR_D, 4, 0, 0, 32, 1}}},
+         {6,
+          {GR_WORD(0, 0, GR_QS, 2),
+           GR_WORD(0, 1, GR_QS, 2),
+           {256, 1, GR_SC, 2, 0, 1, 32, 1},
+           {288, 1, GR_SC, 2, 1, 1, 32, 1},
+           {320, 2, GR_D, 4, 0, 2, 8, 8},
+           {320 + 4 * HTP_TENSOR_TILE_SIZE_Q2_K, 2, GR_D, 4, 2, 2, 8, 8}}}},
+    /* Q3_K: the 12 packed scale bytes spread by the DMA to 16 per super-block: SC = bytes 0..7 twice (the low
+     * nibbles of scales 0..7, then the high ones of 8..15), SC1 = bytes 8..11 four times (the high 2 bits of
+     * scale j at bits 2 (j / 4)). Tiled: the F16 scales of k 0..15 and 16..31 of each tile in order. */
+    [HTP_TYPE_Q3_K] = {256,
+                       110,
+                       16,
+                       {9,
+                        {{32, 64, GR_QS, 64, 0, 0, 32, 1},
+                         {0, 32, GR_QH, 32, 0, 0, 32, 1},
+                         {108, 2, GR_D, 2, 0, 0, 32, 1},
+                         {96, 8, GR_SC, 16, 0, 0, 32, 1},
+                         {96, 8, GR_SC, 16, 8, 0, 32, 1},
+                         {104, 4, GR_SC1, 16, 0, 0, 32, 1},
+                         {104, 4, GR_SC1, 16, 4, 0, 32, 1},
+                         {104, 4, GR_SC1, 16, 8, 0, 32, 1},
+                         {104, 4, GR_SC1, 16, 12, 0, 32, 1}}},
+                       {5,
+                        {GR_WORD(0, 0, GR_QS, 2),
+                         GR_WORD(0, 1, GR_QS, 2),
+                         GR_WORD(256, 0, GR_QH, 1),
+                         {384, 2, GR_SC, 4, 0, 2, 32, 1},
+                         {448, 2, GR_SC, 4, 2, 2, 32, 1}}}},
+    /* Q4_K (and Q5_K): the 12 packed scale bytes spread by the DMA to 8-byte records, one byte per sub-block:
+     * SC = bytes 0..3, 8..11 (scales 0..3, low bits of 4..7), SC1 = bytes 4..7, 8..11 (mins 0..3, low bits of
+     * 4..7), SC2 = -, 0..3 and SC3 = -, 4..7 (the high 2 bits of scales and mins 4..7); (d, dmin) pairs. Tiled:
+     * (d * scale, -dmin * min) pairs of each tile. */
+    [HTP_TYPE_Q4_K] = {256,
+                       144,
+                       32,
+                       {8,
+                        {{16, 128, GR_QS, 128, 0, 0, 32, 1},
+                         {0, 4, GR_D, 4, 0, 0, 32, 1},
+                         {4, 4, GR_SC, 8, 0, 0, 32, 1},
+                         {12, 4, GR_SC, 8, 4, 0, 32, 1},
+                         {8, 4, GR_SC1, 8, 0, 0, 32, 1},
+                         {12, 4, GR_SC1, 8, 4, 0, 32, 1},
+                         {4, 4, GR_SC2, 8, 4, 0, 32, 1},
+                         {8, 4, GR_SC3, 8, 4, 0, 32, 1}}},
+                       {17, {GR_NIBBLES, {512, 4, GR_D, 4, 0, 4, 32, 1}}}},
+    /* Q5_K: as Q4_K, and the fifth bits (flat: qh; tiled: the 4 bytes of row r in the QH area, in order). */
+    [HTP_TYPE_Q5_K] = {256,
+                       176,
+                       32,
+                       {9,
+                        {{48, 128, GR_QS, 128, 0, 0, 32, 1},
+                         {16, 32, GR_QH, 32, 0, 0, 32, 1},
+                         {0, 4, GR_D, 4, 0, 0, 32, 1},
+                         {4, 4, GR_SC, 8, 0, 0, 32, 1},
+                         {12, 4, GR_SC, 8, 4, 0, 32, 1},
+                         {8, 4, GR_SC1, 8, 0, 0, 32, 1},
+                         {12, 4, GR_SC1, 8, 4, 0, 32, 1},
+                         {4, 4, GR_SC2, 8, 4, 0, 32, 1},
+                         {8, 4, GR_SC3, 8, 4, 0, 32, 1}}},
+                       {21,
+                        {GR_NIBBLES,
+                         {640, 1, GR_QH, 4, 0, 1, 32, 1},
+                         {672, 1, GR_QH, 4, 1, 1, 32, 1},
+                         {704, 1, GR_QH, 4, 2, 1, 32, 1},
+                         {736, 1, GR_QH, 4, 3, 1, 32, 1},
+                         {512, 4, GR_D, 4, 0, 4, 32, 1}}}},
+    /* Q6_K: ql, qh, the 16 signed scale bytes in sub-block order, d. Tiled: the 4 low-bit words, the 2 high-bit
+     * words and the F16 scales of k 0..15 and 16..31 of each tile. */
+    [HTP_TYPE_Q6_K] = {256,
+                       210,
+                       16,
+                       {4,
+                        {{0, 128, GR_QS, 128, 0, 0, 32, 1},
+                         {128, 64, GR_QH, 64, 0, 0, 32, 1},
+                         {192, 16, GR_SC, 16, 0, 0, 32, 1},
+                         {208, 2, GR_D, 2, 0, 0, 32, 1}}},
+                       {8,
+                        {GR_WORD(0, 0, GR_QS, 4),
+                         GR_WORD(0, 1, GR_QS, 4),
+                         GR_WORD(0, 2, GR_QS, 4),
+                         GR_WORD(0, 3, GR_QS, 4),
+                         GR_WORD(512, 0, GR_QH, 2),
+                         GR_WORD(512, 1, GR_QH, 2),
+                         {768, 2, GR_SC, 4, 0, 2, 32, 1},
+                         {832, 2, GR_SC, 4, 2, 2, 32, 1}}}},
+};
+
+/* The table's row of a quantized type, NULL for any other (F32, F16 and unknown ids). */
+static inline const struct gr_type *gr_type_get(uint32_t type) {
+    return type < sizeof(gr_types) / sizeof(gr_types[0]) && gr_types[type].blck ? &gr_types[type] : NULL;
+}
+
+/* Where each region of a task of n elements starts in its in slot, and the slot's bytes (a multiple of 128):
+ * regions in enum order, each units * stride bytes rounded up to 128 (units: n / blck blocks, or n / K_cols
+ * tiles / group). */
+static inline uint32_t gr_stage_layout(const struct gr_type *t, const struct gr_layout *l, uint32_t k_cols, uint32_t n,
+                                       uint32_t offset[GR_N_REGIONS]) {
+    uint32_t stride[GR_N_REGIONS] = {0}, units[GR_N_REGIONS] = {0};
+    for (uint32_t i = 0; i < l->n_dma; i++) {
+        const struct gr_dma *d = &l->dma[i];
+        stride[d->region] = d->stride;
+        units[d->region] = l == &t->flat ? n / t->blck : n / k_cols / d->group;
+    }
+    uint32_t top = 0;
+    for (uint32_t r = 0; r < GR_N_REGIONS; r++) {
+        offset[r] = htp_vtcm_take(&top, (uint64_t) units[r] * stride[r]);
+    }
+    return top;
+}
+
+/* Scratch of a task of up to n elements with sub elements per scale: codes (one byte per element, rounded up to
+ * 4096: the widest step of a dequantizer writes 4096), then scales and biases (F32 per sub-block, rounded up to
+ * 128 of them). */
+static inline uint32_t gr_scratch_codes(uint32_t n) {
+    return hex_align_up(n, 4096);
+}
+static inline uint32_t gr_scratch_scales(uint32_t n, uint32_t sub) {
+    return hex_align_up(n / sub, 128) * 4;
+}
+
+/* Scratch of a dequantizer's own (dequant.h). */
+#define GR_TMP_BYTES 4096
+
+/* The whole scratch of a thread: codes, scales, biases and the dequantizer's. */
+static inline uint32_t gr_scratch(uint32_t n, uint32_t sub) {
+    return gr_scratch_codes(n) + 2 * gr_scratch_scales(n, sub) + GR_TMP_BYTES;
+}
+
+struct htp_op_ctx;
+
+/* HTP_OP_GET_ROWS: src[0] (the table), src[1] (indices) -> dst[0]. An htp status. */
+uint32_t op_get_rows(struct htp_op_ctx *octx);
+
+#endif /* VNPU_GET_ROWS_OPS_H */
