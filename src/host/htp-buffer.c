@@ -2,16 +2,22 @@
  * The HTP buffer types: "HTP<n>" for what the device computes (compute buffers, KV cache) and
  * "HTP<n>-REPACK" for weights. Both are shared DDR (vdsp buffers): the CPU reads and writes them in place
  * (unified memory) and a session maps them into its window. HTP<n> buffers are pinned (kept mapped across
- * requests); REPACK buffers may leave the window when it is short of room (the sliding window). REPACK
- * stores GGML's flat layout until the tiled formats land.
+ * requests); REPACK buffers may leave the window when it is short of room (the sliding window).
+ *
+ * REPACK stores the weights the NPU's matmul kernels read tiled (htp_matmul_tiled_weight: a type with tiled
+ * kernels and a shape src/repack takes) in the seed's tiled layout (src/htp/htp-tiles.h): get_alloc_size is
+ * repack_nbytes, set_tensor repacks the whole tensor (GGML's flat bytes in), get_tensor unpacks (flat bytes out).
+ * Every other tensor is stored flat. Under VNPU_HOSTBUF=1 weights go to HTP<n> and stay flat.
  */
 #include "htp-device-impl.h"
 
 #include "log.h"
+#include "repack.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HTP_BUFFER_ALIGNMENT 128 /* an HVX vector, a DDR line */
 
@@ -38,6 +44,71 @@ static const struct vnpu_buffer_iface htp_buffer_iface = {
     .free = htp_buffer_free,
 };
 
+/* ---- REPACK: tiled weights ---- */
+
+static bool htp_repack_tiles(const struct vnpu_tensor *t) {
+    return !t->view_src && htp_matmul_tiled_weight(t->type, t->ne);
+}
+
+/* Threads a repack takes: the host's cores (the load is the only thing running). */
+static int htp_repack_threads(void) {
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 16 ? 16 : (int) n;
+}
+
+static enum vnpu_status htp_repack_set_tensor(struct vnpu_buffer *buf, struct vnpu_tensor *t, const void *data,
+                                              size_t offset, size_t size) {
+    if (!htp_repack_tiles(t)) {
+        memcpy((uint8_t *) t->data + offset, data, size);
+        return VNPU_STATUS_OK;
+    }
+    if (offset != 0 || size != vnpu_nbytes(t)) {
+        vnpu_log_error("%s: tensor '%s' is tiled: it is written whole (%zu bytes at 0), not %zu bytes at %zu",
+                       vnpu_buffer_type_name(buf->type), t->name, vnpu_nbytes(t), size, offset);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    return repack_tensor(t->type, t->ne, data, size, t->data, repack_nbytes(t->type, t->ne), htp_repack_threads());
+}
+
+static enum vnpu_status htp_repack_get_tensor(struct vnpu_buffer *buf, const struct vnpu_tensor *t, void *data,
+                                              size_t offset, size_t size) {
+    if (!htp_repack_tiles(t)) {
+        memcpy(data, (const uint8_t *) t->data + offset, size);
+        return VNPU_STATUS_OK;
+    }
+    const size_t flat = vnpu_nbytes(t), tiled = repack_nbytes(t->type, t->ne);
+    if (offset == 0 && size == flat) {
+        return repack_unpack_tensor(t->type, t->ne, t->data, tiled, data, flat, htp_repack_threads());
+    }
+    uint8_t *all = malloc(flat);
+    if (!all) {
+        vnpu_log_error("%s: cannot allocate %zu bytes to unpack tensor '%s'", vnpu_buffer_type_name(buf->type), flat,
+                       t->name);
+        return VNPU_STATUS_NO_MEMORY;
+    }
+    const enum vnpu_status st = repack_unpack_tensor(t->type, t->ne, t->data, tiled, all, flat, htp_repack_threads());
+    if (st == VNPU_STATUS_OK) {
+        memcpy(data, all + offset, size);
+    }
+    free(all);
+    return st;
+}
+
+static const struct vnpu_buffer_iface htp_repack_buffer_iface = {
+    .free = htp_buffer_free,
+    .set_tensor = htp_repack_set_tensor,
+    .get_tensor = htp_repack_get_tensor,
+};
+
+static size_t htp_repack_alloc_size(struct vnpu_buffer_type *bt, const struct vnpu_tensor *t) {
+    (void) bt;
+    return htp_repack_tiles(t) ? repack_nbytes(t->type, t->ne) : vnpu_nbytes(t);
+}
+
+bool htp_buffer_tensor_tiled(const struct vnpu_tensor *t) {
+    return t->buffer && t->buffer->iface == &htp_repack_buffer_iface && htp_repack_tiles(t);
+}
+
 static enum vnpu_status htp_buffer_alloc(struct vnpu_buffer_type *bt, size_t size, struct vnpu_buffer **out) {
     *out = NULL;
     struct vnpu_buffer *buf = calloc(1, sizeof(*buf));
@@ -54,7 +125,7 @@ static enum vnpu_status htp_buffer_alloc(struct vnpu_buffer_type *bt, size_t siz
         return st;
     }
     hb->pinned = strstr(bt->ctx, "-REPACK") == NULL;
-    buf->iface = &htp_buffer_iface;
+    buf->iface = hb->pinned ? &htp_buffer_iface : &htp_repack_buffer_iface;
     buf->type = bt;
     buf->base = hb->vb->host;
     buf->size = size;
@@ -68,6 +139,12 @@ static const struct vnpu_buffer_type_iface htp_buffer_type_iface = {
     .alloc_buffer = htp_buffer_alloc,
 };
 
+static const struct vnpu_buffer_type_iface htp_repack_buffer_type_iface = {
+    .get_name = htp_buffer_type_name,
+    .alloc_buffer = htp_buffer_alloc,
+    .get_alloc_size = htp_repack_alloc_size,
+};
+
 static struct vnpu_buffer_type htp_buffer_types[VNPU_HTP_MAX_DEVICES][2];
 static pthread_once_t htp_buffer_types_once = PTHREAD_ONCE_INIT;
 
@@ -76,8 +153,10 @@ static void htp_buffer_types_init(void) {
         for (int r = 0; r < 2; r++) {
             snprintf(htp_buffer_type_names[i][r], sizeof(htp_buffer_type_names[i][r]), "HTP%u%s", i,
                      r ? "-REPACK" : "");
-            htp_buffer_types[i][r] = (struct vnpu_buffer_type){
-                .iface = &htp_buffer_type_iface, .alignment = HTP_BUFFER_ALIGNMENT, .ctx = htp_buffer_type_names[i][r]};
+            htp_buffer_types[i][r] =
+                (struct vnpu_buffer_type){.iface = r ? &htp_repack_buffer_type_iface : &htp_buffer_type_iface,
+                                          .alignment = HTP_BUFFER_ALIGNMENT,
+                                          .ctx = htp_buffer_type_names[i][r]};
         }
     }
 }
@@ -94,7 +173,7 @@ struct vdsp_buffer *htp_buffer_of(const struct vnpu_tensor *t, size_t *offset, b
         owner = owner->view_src;
     }
     const struct vnpu_buffer *buf = owner->buffer;
-    if (!buf || buf->iface != &htp_buffer_iface || !t->data) {
+    if (!buf || (buf->iface != &htp_buffer_iface && buf->iface != &htp_repack_buffer_iface) || !t->data) {
         return NULL;
     }
     const struct htp_buffer *hb = buf->ctx;

@@ -26,6 +26,10 @@ struct vnpu_buffer_type *htp_buffer_type(uint32_t index, bool repack);
  * session can map (host buffers, the model file's mapping). pinned: the buffer stays mapped. */
 struct vdsp_buffer *htp_buffer_of(const struct vnpu_tensor *t, size_t *offset, bool *pinned);
 
+/* Whether t's data is in the tiled layout: a whole tensor (not a view) in a REPACK buffer, of a type and shape
+ * htp_matmul_tiled_weight takes. Its descriptor then carries HTP_TENSOR_TILED. */
+bool htp_buffer_tensor_tiled(const struct vnpu_tensor *t);
+
 /* Shared-DDR copies of tensors the NPU cannot map: weights are copied once and kept, other tensors are
  * copied in before each request that reads them and out after each request that writes them. */
 struct htp_stage_entry {
@@ -121,9 +125,17 @@ bool htp_can_fuse_rms_norm_mul(const struct htp_device *d, struct vnpu_tensor *c
 extern const struct htp_op_family htp_family_binary;
 extern const struct htp_op_family htp_family_unary;
 extern const struct htp_op_family htp_family_act;
+extern const struct htp_op_family htp_family_matmul;
+
+/* Whether a weight of this type and shape is stored tiled in REPACK buffers (htp-prep-matmul.c): its type has
+ * tiled matmul kernels and src/repack takes the shape. */
+bool htp_matmul_tiled_weight(enum vnpu_type type, const int64_t ne[VNPU_MAX_DIMS]);
 extern const struct htp_op_family htp_family_cpy;
 extern const struct htp_op_family htp_family_get_rows;
 extern const struct htp_op_family htp_family_set_rows;
+extern const struct htp_op_family htp_family_rope;
+extern const struct htp_op_family htp_family_softmax;
+extern const struct htp_op_family htp_family_flash_attn;
 
 /* ---- requests (htp-request.c), trace (htp-trace-export.c) ---- */
 

@@ -152,6 +152,7 @@ static enum vnpu_status batch_operand(struct htp_batch *b, const struct htp_oper
     memset(&t, 0, sizeof(t));
     t.offset = (uint32_t) o->offset;
     t.bi = (uint16_t) bi;
+    t.flags = htp_buffer_tensor_tiled(o->t) ? HTP_TENSOR_TILED : 0;
     t.type = (uint32_t) o->t->type;
     for (int i = 0; i < HTP_MAX_DIMS; i++) {
         t.ne[i] = (uint32_t) o->t->ne[i];

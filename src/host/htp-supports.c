@@ -42,13 +42,12 @@ uint32_t htp_op_of(const struct vnpu_tensor *node, const struct htp_op_family **
         case VNPU_OP_CONT: *family = &htp_family_cpy; return HTP_OP_CPY;
         case VNPU_OP_GET_ROWS: *family = &htp_family_get_rows; return HTP_OP_GET_ROWS;
         case VNPU_OP_SET_ROWS: *family = &htp_family_set_rows; return HTP_OP_SET_ROWS;
-        /* Kernels of the other families land with them: ROPE, SOFT_MAX,
-         * FLASH_ATTN_EXT, MUL_MAT, MUL_MAT_ID. */
-        case VNPU_OP_MUL_MAT:
+        case VNPU_OP_ROPE: *family = &htp_family_rope; return HTP_OP_ROPE;
+        case VNPU_OP_SOFT_MAX: *family = &htp_family_softmax; return HTP_OP_SOFT_MAX;
+        case VNPU_OP_FLASH_ATTN_EXT: *family = &htp_family_flash_attn; return HTP_OP_FLASH_ATTN_EXT;
+        case VNPU_OP_MUL_MAT: *family = &htp_family_matmul; return HTP_OP_MUL_MAT;
+        /* Kernels of the other families land with them: MUL_MAT_ID. */
         case VNPU_OP_MUL_MAT_ID:
-        case VNPU_OP_SOFT_MAX:
-        case VNPU_OP_ROPE:
-        case VNPU_OP_FLASH_ATTN_EXT:
         /* Not compute ops. */
         case VNPU_OP_NONE:
         case VNPU_OP_RESHAPE:

@@ -12,12 +12,17 @@
 #include "act-ops.h"
 #include "binary-ops.h"
 #include "cpy-ops.h"
+#include "flash-attn-ops.h"
 #include "get-rows-ops.h"
 #include "hex-common.h"
 #include "htp-arch.h"
 #include "htp-ctx.h"
 #include "htp-ops.h"
+#include "htp-tiles.h"
+#include "matmul-ops.h"
+#include "rope-ops.h"
 #include "set-rows-ops.h"
+#include "softmax-ops.h"
 #include "unary-ops.h"
 #include "vdsp-device.h"
 
@@ -236,6 +241,16 @@ static uint32_t tensor_resolve(struct htp_ctx *ctx, const struct htp_batch *b, u
         end += (uint64_t) ((i == 0 ? d->ne[0] / blck : d->ne[i]) - 1) * d->nb[i];
     }
     end = empty ? d->offset : end + tsize;
+    struct htp_tile_geom g;
+    if (d->flags & HTP_TENSOR_TILED) { /* whole matrices of tile rows (htp-tiles.h) instead of rows nb[1] apart */
+        if (!htp_tile_geom_get((enum htp_type) d->type, &g) || d->ne[0] % g.k_cols != 0) {
+            msg_str(m, "tensor ");
+            msg_u64(m, ti, 10);
+            msg_str(m, ": tiled, but its type has no tiled layout or ne0 is not a whole number of tiles");
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+        end = d->offset + (empty ? 0 : htp_tile_matrix_size(&g, d->ne[0], d->ne[1]) * d->ne[2] * d->ne[3]);
+    }
     if (end > b->bufs[d->bi].size) {
         msg_str(m, "tensor ");
         msg_u64(m, ti, 10);
@@ -304,10 +319,10 @@ static uint32_t op_dispatch(struct htp_op_ctx *octx) {
         case HTP_OP_CPY: return op_cpy(octx);
         case HTP_OP_GET_ROWS: return op_get_rows(octx);
         case HTP_OP_SET_ROWS: return op_set_rows(octx);
-        case HTP_OP_ROPE:
-        case HTP_OP_SOFT_MAX:
-        case HTP_OP_FLASH_ATTN_EXT:
-        case HTP_OP_MUL_MAT:
+        case HTP_OP_ROPE: return op_rope(octx);
+        case HTP_OP_SOFT_MAX: return op_softmax(octx);
+        case HTP_OP_FLASH_ATTN_EXT: return op_flash_attn(octx);
+        case HTP_OP_MUL_MAT: return op_matmul(octx);
         case HTP_OP_MUL_MAT_ID: return HTP_STATUS_NO_SUPPORT; /* their kernels come with their own families */
         case HTP_OP_COUNT: break;
     }

@@ -81,6 +81,8 @@ struct vnpu_model {
     struct llama_weights w;
     char *devices; /* the device list contexts use unless told otherwise */
     double t_load_ms;
+    struct vnpu_buffer *weight_bufs[LLAMA_MAX_DEVICES]; /* device buffers holding placed weights (model.c) */
+    int n_weight_bufs;
 };
 
 /* The KV cache of one sequence: per layer K and V of [n_embd_head * n_head_kv, n_ctx] in type_k/type_v,

@@ -3,6 +3,7 @@
 
 #include "log.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,8 +44,153 @@ static enum vnpu_status model_init(const struct gguf_file *f, struct vnpu_model 
     return llama_weights_load(f, &m->hp, &m->w);
 }
 
+/* ---- weight placement ---- */
+
+/* A weight and the ops that read it in the forward graph (llama-graph.c). */
+struct weight_use {
+    struct vnpu_tensor *t;
+    bool get_rows; /* token_embd */
+    bool mul_mat;  /* every other matrix, and token_embd when the output is tied to it */
+};
+
+/* Whether dev computes every use of u: its supports_op on probe nodes of those ops (one index, one activation
+ * column), named "load:<weight>" in VNPU_VERBOSE lines. */
+static enum vnpu_status weight_probe(struct vnpu_device *dev, const struct weight_use *u, bool *takes) {
+    struct vnpu_ctx *ctx = vnpu_ctx_new(8 * vnpu_tensor_overhead(), true);
+    if (!ctx) {
+        vnpu_log_error("%s: cannot allocate the probe nodes of weight %s", vnpu_device_name(dev), u->t->name);
+        return VNPU_STATUS_NO_MEMORY;
+    }
+    *takes = true;
+    if (u->mul_mat) {
+        struct vnpu_tensor *op = vnpu_mul_mat(ctx, u->t, vnpu_new_tensor_2d(ctx, VNPU_TYPE_F32, u->t->ne[0], 1));
+        vnpu_set_name(op, "load:%s", u->t->name);
+        *takes = vnpu_device_supports_op(dev, op);
+    }
+    if (*takes && u->get_rows) {
+        struct vnpu_tensor *op = vnpu_get_rows(ctx, u->t, vnpu_new_tensor_1d(ctx, VNPU_TYPE_I32, 1));
+        vnpu_set_name(op, "load:%s", u->t->name);
+        *takes = vnpu_device_supports_op(dev, op);
+    }
+    vnpu_ctx_free(ctx);
+    return VNPU_STATUS_OK;
+}
+
+/* Every weight matrix with its uses; *n gets the count. */
+static struct weight_use *weight_uses(const struct vnpu_model *m, int *n) {
+    const struct llama_weights *w = &m->w;
+    struct weight_use *u = calloc(2 + 7 * (size_t) m->hp.n_layer, sizeof(*u));
+    *n = 0;
+    if (!u) {
+        return NULL;
+    }
+    u[(*n)++] = (struct weight_use){w->token_embd, true, w->output == w->token_embd};
+    if (w->output != w->token_embd) {
+        u[(*n)++] = (struct weight_use){w->output, false, true};
+    }
+    for (uint32_t il = 0; il < m->hp.n_layer; il++) {
+        const struct llama_layer *y = &w->layers[il];
+        struct vnpu_tensor *const mats[7] = {y->wq, y->wk, y->wv, y->wo, y->ffn_gate, y->ffn_up, y->ffn_down};
+        for (int i = 0; i < 7; i++) {
+            u[(*n)++] = (struct weight_use){mats[i], false, true};
+        }
+    }
+    return u;
+}
+
+/* Bytes t takes in a buffer of type bt, rounded up to the next tensor's alignment. */
+static size_t weight_slot(struct vnpu_buffer_type *bt, const struct vnpu_tensor *t) {
+    return (vnpu_buffer_type_alloc_size(bt, t) + bt->alignment - 1) / bt->alignment * bt->alignment;
+}
+
+/* Place the weights on the devices that compute with them, as llama.cpp's loader selects a weight's buffer type:
+ * each block-quantized matrix goes to the weight buffer type of the first device of the model's list whose
+ * supports_op takes every op that reads it (MUL_MAT, GET_ROWS for token_embd), copied there with vnpu_tensor_set
+ * (an HTP device's REPACK buffer tiles it), one buffer per buffer type; when that device is the CPU, or the weight
+ * is F32/F16 (no device stores those in a layout of its own), it stays in the file's mapping (an NPU stages it on
+ * first use). progress gets the fraction of bytes placed. The contexts of the model must include the devices its
+ * weights were placed for: the CPU cannot read a tiled weight. */
+static enum vnpu_status model_place_weights(struct vnpu_model *m, const struct vnpu_model_params *params) {
+    struct vnpu_device *devs[LLAMA_MAX_DEVICES];
+    int n_devs = 0, n_uses = 0;
+    enum vnpu_status st = llama_devices_open(m->devices, 1, devs, &n_devs);
+    if (st != VNPU_STATUS_OK) {
+        return st;
+    }
+    struct weight_use *uses = weight_uses(m, &n_uses);
+    struct vnpu_buffer_type **bts = calloc((size_t) n_uses + 1, sizeof(*bts)); /* NULL: stays in the mapping */
+    const void **file_data = calloc((size_t) n_uses + 1, sizeof(*file_data));
+    if (!uses || !bts || !file_data) {
+        vnpu_log_error("%s: cannot allocate the weight placement tables", gguf_path(m->gguf));
+        st = VNPU_STATUS_NO_MEMORY;
+    }
+    size_t total = 0, done = 0;
+    for (int i = 0; i < n_uses && st == VNPU_STATUS_OK; i++) {
+        if (!vnpu_type_traits_get(uses[i].t->type)->is_quantized) {
+            continue;
+        }
+        bool takes = false;
+        for (int d = 0; d < n_devs && !takes && st == VNPU_STATUS_OK; d++) {
+            st = weight_probe(devs[d], &uses[i], &takes);
+            if (takes) {
+                struct vnpu_buffer_type *bt = vnpu_device_weight_buffer_type(devs[d], uses[i].t);
+                bts[i] = bt == vnpu_host_buffer_type() ? NULL : bt;
+                total += bts[i] ? vnpu_nbytes(uses[i].t) : 0;
+            }
+        }
+    }
+    /* One buffer per buffer type, each weight at an offset aligned for it. */
+    for (int i = 0; i < n_uses && st == VNPU_STATUS_OK; i++) {
+        struct vnpu_buffer_type *bt = bts[i];
+        if (!bt) {
+            continue; /* in the mapping, or placed with an earlier weight of its buffer type */
+        }
+        size_t size = 0;
+        for (int j = i; j < n_uses; j++) {
+            size += bts[j] == bt ? weight_slot(bt, uses[j].t) : 0;
+        }
+        struct vnpu_buffer *buf = NULL;
+        st = m->n_weight_bufs < LLAMA_MAX_DEVICES ? vnpu_buffer_type_alloc(bt, size, &buf) : VNPU_STATUS_BAD_ARG;
+        if (st != VNPU_STATUS_OK) {
+            break;
+        }
+        m->weight_bufs[m->n_weight_bufs++] = buf;
+        size_t off = 0;
+        for (int j = i; j < n_uses; j++) {
+            if (bts[j] == bt) {
+                file_data[j] = uses[j].t->data;
+                vnpu_buffer_place_tensor(buf, uses[j].t, off);
+                off += weight_slot(bt, uses[j].t);
+            }
+        }
+        for (int j = i; j < n_uses && st == VNPU_STATUS_OK; j++) {
+            if (bts[j] == bt) {
+                st = vnpu_tensor_set(uses[j].t, file_data[j], 0, vnpu_nbytes(uses[j].t));
+                done += vnpu_nbytes(uses[j].t);
+                if (st == VNPU_STATUS_OK && params && params->progress &&
+                    !params->progress((float) ((double) done / (double) total), params->progress_user)) {
+                    vnpu_log_error("%s: load cancelled", gguf_path(m->gguf));
+                    st = VNPU_STATUS_BAD_ARG;
+                }
+                bts[j] = NULL;
+            }
+        }
+    }
+    free(file_data);
+    free(bts);
+    free(uses);
+    for (int d = 0; d < n_devs; d++) {
+        vnpu_device_free(devs[d]);
+    }
+    return st;
+}
+
 /* Free what model_init made. */
 static void model_release(struct vnpu_model *m) {
+    for (int i = 0; i < m->n_weight_bufs; i++) {
+        vnpu_buffer_free(m->weight_bufs[i]);
+    }
+    m->n_weight_bufs = 0;
     llama_weights_free(&m->w);
     vnpu_vocab_free(m->vocab);
     m->vocab = NULL;
@@ -79,6 +225,9 @@ enum vnpu_status vnpu_model_load(const char *path, const struct vnpu_model_param
             vnpu_log_error("%s: cannot allocate the device list", path);
             st = VNPU_STATUS_NO_MEMORY;
         }
+    }
+    if (st == VNPU_STATUS_OK) {
+        st = model_place_weights(m, params);
     }
     if (st == VNPU_STATUS_OK && params && params->progress && !params->progress(1.0f, params->progress_user)) {
         vnpu_log_error("%s: load cancelled", path);

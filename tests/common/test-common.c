@@ -252,6 +252,19 @@ void test_log_collect(enum vnpu_log_level level, const char *text, void *user) {
     }
 }
 
+int test_greedy_ids(const char *model, const char *key, int *ids, int max) {
+    char *text = test_read_file(test_model_path("reference/greedy.txt"), NULL);
+    assert_non_null(text);
+    char header[256];
+    snprintf(header, sizeof(header), "### model: %s\n", model);
+    const char *section = strstr(text, header);
+    assert_non_null(section);
+    const int n = test_parse_ids(section + strlen(header), key, ids, max);
+    free(text);
+    assert_true(n >= 0);
+    return n;
+}
+
 int test_parse_ids(const char *text, const char *key, int *ids, int max) {
     const size_t klen = strlen(key);
     const char *line = text;

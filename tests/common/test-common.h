@@ -55,6 +55,11 @@ float test_rng_normal(struct test_rng *rng, float std); /* N(0, std^2) */
  * of them into ids; returns how many, or -1 when no line starts with key. */
 int test_parse_ids(const char *text, const char *key, int *ids, int max);
 
+/* The integers of the "key:" line in model's section ("### model: MODEL") of the shared models'
+ * reference/greedy.txt (llama.cpp's greedy run: prompt_tokens, greedy_tokens): up to max into ids; returns how
+ * many. A missing file fails under CI, else skips (as test_model_path); a missing section or key fails. */
+int test_greedy_ids(const char *model, const char *key, int *ids, int max);
+
 /* The exit status of a test program: the failure count cmocka returns, or 77 (ctest's SKIP_RETURN_CODE,
  * set by vnpu_test) when nothing failed but a model or the oracle was missing, so ctest reports the test
  * as skipped rather than passed. Wrap cmocka_run_group_tests with it in main. */

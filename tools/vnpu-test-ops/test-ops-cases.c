@@ -205,6 +205,266 @@ static struct vnpu_tensor *build_cont(struct vnpu_ctx *ctx, const struct ops_cas
     return vnpu_cont(ctx, in[0]);
 }
 
+/* ---- attention: ROPE, SOFT_MAX, FLASH_ATTN_EXT ---- */
+
+/* ROPE: rows src0 (layout) [head_dim, n_head, n_tokens, ne3], I32 positions [n_tokens], freq factors F32
+ * [n_dims / 2] when the case has them. */
+static int rope_n_dims(const struct ops_case *c) {
+    return c->rope.n_dims ? c->rope.n_dims : (int) c->ne[0];
+}
+
+static int inputs_rope(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor **in) {
+    const int64_t pos[4] = {c->ne[2], 1, 1, 1}, freq[4] = {rope_n_dims(c) / 2, 1, 1, 1};
+    in[0] = ops_operand(ctx, VNPU_TYPE_F32, c->ne, c->layout);
+    in[1] = ops_operand(ctx, VNPU_TYPE_I32, pos, OPS_LAYOUT_CONT);
+    if (!c->rope.freq_factors) {
+        return 2;
+    }
+    in[2] = ops_operand(ctx, VNPU_TYPE_F32, freq, OPS_LAYOUT_CONT);
+    return 3;
+}
+
+/* freq_base 10000; YaRN as llama.cpp scales a 4096-token model by 4 (beta_fast 32, beta_slow 1). */
+static struct vnpu_tensor *build_rope(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
+    const bool yarn = c->rope.yarn;
+    return vnpu_rope_ext(ctx, in[0], in[1], c->rope.freq_factors ? in[2] : NULL, rope_n_dims(c), c->rope.mode, 4096,
+                         10000.0f, yarn ? 0.25f : 1.0f, yarn ? 1.0f : 0.0f, yarn ? 0.8f : 1.0f, 32.0f, 1.0f);
+}
+
+/* Positions uniform in [0, max_pos); freq factors 1..4, as llama 3's long-context factors. */
+static float input_rope(const struct ops_case *c, int operand, float normal) {
+    if (operand == 1) {
+        const double u = 0.5 * (1.0 + erf(normal / sqrt(2.0)));
+        return (float) fmin(floor(u * c->rope.max_pos), c->rope.max_pos - 1);
+    }
+    return operand == 2 ? 1.0f + fabsf(normal) : normal;
+}
+
+static int print_rope(const struct ops_case *c, char *buf, size_t size) {
+    return snprintf(buf, size, ",n_dims=%d,mode=%d%s%s,pos=%d", rope_n_dims(c), c->rope.mode,
+                    c->rope.freq_factors ? ",ff=1" : "", c->rope.yarn ? ",yarn=1" : "", (int) c->rope.max_pos);
+}
+
+/* Masks: 0.5 N(0, 1) with about one entry in six -inf (every one with all_masked). */
+static float input_mask(const struct ops_case *c, float normal) {
+    return c->attn.all_masked || normal > 1.0f ? -INFINITY : 0.5f * normal;
+}
+
+/* SOFT_MAX: src0 (layout), the mask ne1 of type1 when ne1 is set; p = scale, max_bias. */
+static int inputs_soft_max(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor **in) {
+    in[0] = ops_operand(ctx, VNPU_TYPE_F32, c->ne, c->layout);
+    if (!c->ne1[0]) {
+        return 1;
+    }
+    in[1] = ops_operand(ctx, c->type1, c->ne1, OPS_LAYOUT_CONT);
+    return 2;
+}
+
+static struct vnpu_tensor *build_soft_max(struct vnpu_ctx *ctx, const struct ops_case *c,
+                                          struct vnpu_tensor *const *in) {
+    return vnpu_soft_max_ext(ctx, in[0], c->ne1[0] ? in[1] : NULL, c->p[0], c->p[1]);
+}
+
+/* Logits N(0, 3^2): softmax rows from flat to peaked. */
+static float input_soft_max(const struct ops_case *c, int operand, float normal) {
+    return operand == 1 ? input_mask(c, normal) : 3.0f * normal;
+}
+
+static int print_attn_masked(const struct ops_case *c, char *buf, size_t size) {
+    return c->attn.all_masked ? snprintf(buf, size, ",masked=all") : 0;
+}
+
+/* FLASH_ATTN_EXT: Q (layout) [D, n_q, n_head, ne3]; K ne1 and V (head size dv) of type1, contiguous or views of
+ * a KV cache; the mask when the case has one. */
+static struct vnpu_tensor *inputs_attn_kv(struct vnpu_ctx *ctx, const struct ops_case *c, int64_t d) {
+    const int64_t *ne = c->ne1;
+    if (!c->attn.kv_cache) {
+        const int64_t shape[4] = {d, ne[1], ne[2], ne[3]};
+        return ops_operand(ctx, c->type1, shape, OPS_LAYOUT_CONT);
+    }
+    struct vnpu_tensor *cache = vnpu_new_tensor_2d(ctx, c->type1, d * ne[2], 2 * ne[1]);
+    return vnpu_view_3d(ctx, cache, d, ne[1], ne[2], cache->nb[1], vnpu_row_size(c->type1, d), 0);
+}
+
+static int inputs_attn(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor **in) {
+    in[0] = ops_operand(ctx, VNPU_TYPE_F32, c->ne, c->layout);
+    in[1] = inputs_attn_kv(ctx, c, c->ne1[0]);
+    in[2] = inputs_attn_kv(ctx, c, c->attn.dv ? c->attn.dv : c->ne1[0]);
+    if (!c->attn.mask) {
+        return 3;
+    }
+    const int64_t *m = c->attn.mask_ne;
+    const int64_t mask[4] = {c->ne1[1], c->ne[1] + c->attn.mask_pad, m[0] ? m[0] : 1, m[1] ? m[1] : 1};
+    in[3] = ops_operand(ctx, c->attn.mask_type, mask, OPS_LAYOUT_CONT);
+    return 4;
+}
+
+static struct vnpu_tensor *build_attn(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
+    return vnpu_flash_attn_ext(ctx, in[0], in[1], in[2], c->attn.mask ? in[3] : NULL, c->p[0], c->p[1],
+                               c->attn.softcap);
+}
+
+static float input_attn(const struct ops_case *c, int operand, float normal) {
+    return operand == 3 ? input_mask(c, normal) : normal;
+}
+
+static int print_attn(const struct ops_case *c, char *buf, size_t size) {
+    const struct ops_attn *a = &c->attn;
+    int n = snprintf(buf, size, ",dv=%lld", (long long) (a->dv ? a->dv : c->ne1[0]));
+    if (a->mask) {
+        n += snprintf(buf + n, size - (size_t) n, ",mask=%s[%lld,%lld],mask_pad=%lld", vnpu_type_name(a->mask_type),
+                      (long long) (a->mask_ne[0] ? a->mask_ne[0] : 1), (long long) (a->mask_ne[1] ? a->mask_ne[1] : 1),
+                      (long long) a->mask_pad);
+    }
+    if (a->kv_cache) {
+        n += snprintf(buf + n, size - (size_t) n, ",kv=cache");
+    }
+    if (a->softcap != 0.0f) {
+        n += snprintf(buf + n, size - (size_t) n, ",softcap=%g", (double) a->softcap);
+    }
+    return n + print_attn_masked(c, buf + n, size - (size_t) n);
+}
+
+/* ---- MUL_MAT ---- */
+
+/* MUL_MAT: weight src0 (type, layout, maybe a weight) [K, N, ne02, ne03] x F32 activations ne1 = [K, M, ne12, ne13]
+ * laid out as mm.layout1. */
+static int inputs_mul_mat(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor **in) {
+    in[0] = ops_operand(ctx, c->type, c->ne, c->layout);
+    in[1] = ops_operand(ctx, VNPU_TYPE_F32, c->ne1, c->mm.layout1);
+    return 2;
+}
+
+static struct vnpu_tensor *build_mul_mat(struct vnpu_ctx *ctx, const struct ops_case *c,
+                                         struct vnpu_tensor *const *in) {
+    (void) c;
+    return vnpu_mul_mat(ctx, in[0], in[1]);
+}
+
+static int print_mul_mat(const struct ops_case *c, char *buf, size_t size) {
+    return c->mm.layout1 != OPS_LAYOUT_CONT ? snprintf(buf, size, ",layout1=%s", ops_layout_names[c->mm.layout1]) : 0;
+}
+
+/* ---- attention: ROPE, SOFT_MAX, FLASH_ATTN_EXT ---- */
+
+/* ROPE: rows src0 (layout) [head_dim, n_head, n_tokens, ne3], I32 positions [n_tokens], freq factors F32
+ * [n_dims / 2] when the case has them. */
+static int rope_n_dims(const struct ops_case *c) {
+    return c->rope.n_dims ? c->rope.n_dims : (int) c->ne[0];
+}
+
+static int inputs_rope(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor **in) {
+    const int64_t pos[4] = {c->ne[2], 1, 1, 1}, freq[4] = {rope_n_dims(c) / 2, 1, 1, 1};
+    in[0] = ops_operand(ctx, VNPU_TYPE_F32, c->ne, c->layout);
+    in[1] = ops_operand(ctx, VNPU_TYPE_I32, pos, OPS_LAYOUT_CONT);
+    if (!c->rope.freq_factors) {
+        return 2;
+    }
+    in[2] = ops_operand(ctx, VNPU_TYPE_F32, freq, OPS_LAYOUT_CONT);
+    return 3;
+}
+
+/* freq_base 10000; YaRN as llama.cpp scales a 4096-token model by 4 (beta_fast 32, beta_slow 1). */
+static struct vnpu_tensor *build_rope(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
+    const bool yarn = c->rope.yarn;
+    return vnpu_rope_ext(ctx, in[0], in[1], c->rope.freq_factors ? in[2] : NULL, rope_n_dims(c), c->rope.mode, 4096,
+                         10000.0f, yarn ? 0.25f : 1.0f, yarn ? 1.0f : 0.0f, yarn ? 0.8f : 1.0f, 32.0f, 1.0f);
+}
+
+/* Positions uniform in [0, max_pos); freq factors 1..4, as llama 3's long-context factors. */
+static float input_rope(const struct ops_case *c, int operand, float normal) {
+    if (operand == 1) {
+        const double u = 0.5 * (1.0 + erf(normal / sqrt(2.0)));
+        return (float) fmin(floor(u * c->rope.max_pos), c->rope.max_pos - 1);
+    }
+    return operand == 2 ? 1.0f + fabsf(normal) : normal;
+}
+
+static int print_rope(const struct ops_case *c, char *buf, size_t size) {
+    return snprintf(buf, size, ",n_dims=%d,mode=%d%s%s,pos=%d", rope_n_dims(c), c->rope.mode,
+                    c->rope.freq_factors ? ",ff=1" : "", c->rope.yarn ? ",yarn=1" : "", (int) c->rope.max_pos);
+}
+
+/* Masks: 0.5 N(0, 1) with about one entry in six -inf (every one with all_masked). */
+static float input_mask(const struct ops_case *c, float normal) {
+    return c->attn.all_masked || normal > 1.0f ? -INFINITY : 0.5f * normal;
+}
+
+/* SOFT_MAX: src0 (layout), the mask ne1 of type1 when ne1 is set; p = scale, max_bias. */
+static int inputs_soft_max(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor **in) {
+    in[0] = ops_operand(ctx, VNPU_TYPE_F32, c->ne, c->layout);
+    if (!c->ne1[0]) {
+        return 1;
+    }
+    in[1] = ops_operand(ctx, c->type1, c->ne1, OPS_LAYOUT_CONT);
+    return 2;
+}
+
+static struct vnpu_tensor *build_soft_max(struct vnpu_ctx *ctx, const struct ops_case *c,
+                                          struct vnpu_tensor *const *in) {
+    return vnpu_soft_max_ext(ctx, in[0], c->ne1[0] ? in[1] : NULL, c->p[0], c->p[1]);
+}
+
+/* Logits N(0, 3^2): softmax rows from flat to peaked. */
+static float input_soft_max(const struct ops_case *c, int operand, float normal) {
+    return operand == 1 ? input_mask(c, normal) : 3.0f * normal;
+}
+
+static int print_attn_masked(const struct ops_case *c, char *buf, size_t size) {
+    return c->attn.all_masked ? snprintf(buf, size, ",masked=all") : 0;
+}
+
+/* FLASH_ATTN_EXT: Q (layout) [D, n_q, n_head, ne3]; K ne1 and V (head size dv) of type1, contiguous or views of
+ * a KV cache; the mask when the case has one. */
+static struct vnpu_tensor *inputs_attn_kv(struct vnpu_ctx *ctx, const struct ops_case *c, int64_t d) {
+    const int64_t *ne = c->ne1;
+    if (!c->attn.kv_cache) {
+        const int64_t shape[4] = {d, ne[1], ne[2], ne[3]};
+        return ops_operand(ctx, c->type1, shape, OPS_LAYOUT_CONT);
+    }
+    struct vnpu_tensor *cache = vnpu_new_tensor_2d(ctx, c->type1, d * ne[2], 2 * ne[1]);
+    return vnpu_view_3d(ctx, cache, d, ne[1], ne[2], cache->nb[1], vnpu_row_size(c->type1, d), 0);
+}
+
+static int inputs_attn(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor **in) {
+    in[0] = ops_operand(ctx, VNPU_TYPE_F32, c->ne, c->layout);
+    in[1] = inputs_attn_kv(ctx, c, c->ne1[0]);
+    in[2] = inputs_attn_kv(ctx, c, c->attn.dv ? c->attn.dv : c->ne1[0]);
+    if (!c->attn.mask) {
+        return 3;
+    }
+    const int64_t *m = c->attn.mask_ne;
+    const int64_t mask[4] = {c->ne1[1], c->ne[1] + c->attn.mask_pad, m[0] ? m[0] : 1, m[1] ? m[1] : 1};
+    in[3] = ops_operand(ctx, c->attn.mask_type, mask, OPS_LAYOUT_CONT);
+    return 4;
+}
+
+static struct vnpu_tensor *build_attn(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor *const *in) {
+    return vnpu_flash_attn_ext(ctx, in[0], in[1], in[2], c->attn.mask ? in[3] : NULL, c->p[0], c->p[1],
+                               c->attn.softcap);
+}
+
+static float input_attn(const struct ops_case *c, int operand, float normal) {
+    return operand == 3 ? input_mask(c, normal) : normal;
+}
+
+static int print_attn(const struct ops_case *c, char *buf, size_t size) {
+    const struct ops_attn *a = &c->attn;
+    int n = snprintf(buf, size, ",dv=%lld", (long long) (a->dv ? a->dv : c->ne1[0]));
+    if (a->mask) {
+        n += snprintf(buf + n, size - (size_t) n, ",mask=%s[%lld,%lld],mask_pad=%lld", vnpu_type_name(a->mask_type),
+                      (long long) (a->mask_ne[0] ? a->mask_ne[0] : 1), (long long) (a->mask_ne[1] ? a->mask_ne[1] : 1),
+                      (long long) a->mask_pad);
+    }
+    if (a->kv_cache) {
+        n += snprintf(buf + n, size - (size_t) n, ",kv=cache");
+    }
+    if (a->softcap != 0.0f) {
+        n += snprintf(buf + n, size - (size_t) n, ",softcap=%g", (double) a->softcap);
+    }
+    return n + print_attn_masked(c, buf + n, size - (size_t) n);
+}
+
 static const struct ops_kind ops_kinds[] = {
     {.name = "ADD", .n_src = 2, .build = build_add},
     {.name = "SUB", .n_src = 2, .build = build_sub},
@@ -216,6 +476,13 @@ static const struct ops_kind ops_kinds[] = {
     {.name = "SILU", .n_src = 1, .build = build_silu, .input = input_act},
     {.name = "GELU", .n_src = 1, .build = build_gelu, .input = input_act},
     {.name = "SWIGLU", .n_src = 2, .build = build_swiglu, .input = input_act},
+    {.name = "ROPE", .build = build_rope, .input = input_rope, .inputs = inputs_rope, .print = print_rope},
+    {.name = "SOFT_MAX",
+     .build = build_soft_max,
+     .input = input_soft_max,
+     .inputs = inputs_soft_max,
+     .print = print_attn_masked},
+    {.name = "FLASH_ATTN_EXT", .build = build_attn, .input = input_attn, .inputs = inputs_attn, .print = print_attn},
     {.name = "GET_ROWS", .build = build_get_rows, .inputs = inputs_get_rows, .index = index_get_rows},
     {.name = "SET_ROWS",
      .build = build_set_rows,
@@ -224,6 +491,7 @@ static const struct ops_kind ops_kinds[] = {
      .index = index_set_rows},
     {.name = "CPY", .build = build_cpy, .inputs = inputs_cpy, .print = print_cpy},
     {.name = "CONT", .build = build_cont, .inputs = inputs_cont},
+    {.name = "MUL_MAT", .build = build_mul_mat, .inputs = inputs_mul_mat, .print = print_mul_mat},
 };
 
 const struct ops_kind *ops_kind_find(const char *name) {
@@ -331,6 +599,229 @@ const struct ops_kind *ops_kind_find(const char *name) {
     {"SET_ROWS", {128, 300, 1, 1}, {300, 1, 1, 1}, .type1 = T1, .nmse_max = 0,                                      \
      .rows = {.ne2 = {128, 1000, 1, 1}, .type2 = T2}}
 
+/* ROPE: NORMAL and NEOX, every row rotated or only its first n_dims (a partial vector: n_dims 40, 10), odd and
+ * single rows, freq factors, YaRN, positions up to 10^5 (angles of 10^5 rad), views, permuted rows, in place,
+ * ne3 > 1, stories260K's head size 8, and a prefill that spreads over every worker. */
+#define NMSE_ROPE 1e-7
+#define ROPE_ROWS                                                                                                      \
+    {"ROPE", {64, 8, 5, 1}, .nmse_max = NMSE_ROPE, .quick = true, .rope = {.max_pos = 512}},                         \
+    {"ROPE", {64, 8, 5, 1}, .nmse_max = NMSE_ROPE, .quick = true, .rope = {.mode = 2, .max_pos = 512}},              \
+    {"ROPE", {8, 8, 4, 1}, .nmse_max = NMSE_ROPE, .quick = true, .rope = {.max_pos = 64}},                           \
+    {"ROPE", {128, 4, 3, 1}, .nmse_max = NMSE_ROPE, .rope = {.n_dims = 32, .max_pos = 4096}},                        \
+    {"ROPE", {128, 4, 3, 1}, .nmse_max = NMSE_ROPE, .quick = true, .rope = {.n_dims = 40, .mode = 2, .max_pos = 4096}}, \
+    {"ROPE", {10, 3, 7, 1}, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 100}},                                        \
+    {"ROPE", {10, 3, 7, 1}, .nmse_max = NMSE_ROPE, .rope = {.mode = 2, .max_pos = 100}},                             \
+    {"ROPE", {18, 2, 3, 1}, .nmse_max = NMSE_ROPE, .rope = {.n_dims = 10, .mode = 2, .max_pos = 100}},               \
+    {"ROPE", {2, 1, 1, 1}, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 10}},                                          \
+    {"ROPE", {128, 8, 6, 1}, .nmse_max = NMSE_ROPE, .quick = true,                                                   \
+     .rope = {.mode = 2, .freq_factors = true, .max_pos = 8192}},                                                    \
+    {"ROPE", {64, 4, 9, 1}, .nmse_max = NMSE_ROPE, .rope = {.yarn = true, .max_pos = 16384}},                        \
+    {"ROPE", {96, 3, 9, 1}, .nmse_max = NMSE_ROPE, .quick = true,                                                    \
+     .rope = {.n_dims = 64, .mode = 2, .freq_factors = true, .yarn = true, .max_pos = 16384}},                       \
+    {"ROPE", {128, 2, 16, 1}, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 100000}},                                   \
+    {"ROPE", {128, 2, 16, 1}, .nmse_max = NMSE_ROPE, .rope = {.mode = 2, .max_pos = 100000}},                        \
+    {"ROPE", {64, 8, 5, 1}, .layout = OPS_LAYOUT_VIEW, .nmse_max = NMSE_ROPE, .quick = true, .rope = {.max_pos = 512}}, \
+    {"ROPE", {64, 8, 5, 1}, .layout = OPS_LAYOUT_PERM, .nmse_max = NMSE_ROPE, .rope = {.mode = 2, .max_pos = 512}},  \
+    {"ROPE", {64, 8, 5, 1}, .inplace = true, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 512}},                       \
+    {"ROPE", {70, 5, 3, 1}, .layout = OPS_LAYOUT_PERM, .inplace = true, .nmse_max = NMSE_ROPE,                       \
+     .rope = {.n_dims = 64, .mode = 2, .max_pos = 512}},                                                             \
+    {"ROPE", {64, 4, 3, 2}, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 512}},                                        \
+    {"ROPE", {128, 32, 1, 1}, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 4096}},                                     \
+    {"ROPE", {128, 32, 512, 1}, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 4096}}
+
+/* SOFT_MAX: F32 and F16 masks with more rows than x and broadcast over dims 2 and 3, no mask, ALiBi over a head
+ * count that is not a power of two, views, permuted rows, in place, wide and single rows, rows masked entirely,
+ * a prefill's scores and a decode's. */
+#define SOFT_MAX_ROWS                                                                                                 \
+    {"SOFT_MAX", {64, 7, 8, 1}, {64, 7, 1, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_F32, .quick = true},             \
+    {"SOFT_MAX", {64, 7, 8, 1}, {64, 9, 1, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_F32, .quick = true,              \
+     .type1 = VNPU_TYPE_F16},                                                                                       \
+    {"SOFT_MAX", {33, 31, 5, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32, .quick = true},                             \
+    {"SOFT_MAX", {50, 5, 12, 1}, {50, 5, 1, 1}, .p = {0.5f, 8.0f}, .nmse_max = NMSE_F32, .quick = true,               \
+     .type1 = VNPU_TYPE_F16},                                                                                       \
+    {"SOFT_MAX", {32, 4, 6, 2}, {32, 4, 3, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32},                              \
+    {"SOFT_MAX", {70, 6, 4, 2}, {70, 6, 2, 2}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32, .type1 = VNPU_TYPE_F16},      \
+    {"SOFT_MAX", {33, 31, 1, 1}, {33, 31, 1, 1}, .layout = OPS_LAYOUT_VIEW, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32,  \
+     .quick = true},                                                                                                \
+    {"SOFT_MAX", {33, 31, 5, 1}, {33, 31, 1, 1}, .layout = OPS_LAYOUT_PERM, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32}, \
+    {"SOFT_MAX", {64, 20, 3, 1}, {64, 20, 1, 1}, .inplace = true, .p = {0.25f, 0.0f}, .nmse_max = NMSE_F32,           \
+     .type1 = VNPU_TYPE_F16},                                                                                       \
+    {"SOFT_MAX", {4099, 3, 1, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32},                                           \
+    {"SOFT_MAX", {32768, 4, 1, 1}, {32768, 4, 1, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32, .type1 = VNPU_TYPE_F16}, \
+    {"SOFT_MAX", {1, 1, 1, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32},                                              \
+    {"SOFT_MAX", {5, 1, 1, 1}, {5, 1, 1, 1}, .p = {2.0f, 0.0f}, .nmse_max = NMSE_F32},                                \
+    {"SOFT_MAX", {40, 3, 2, 1}, {40, 3, 1, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32, .type1 = VNPU_TYPE_F16,        \
+     .attn = {.all_masked = true}},                                                                                 \
+    {"SOFT_MAX", {256, 1, 32, 1}, {256, 1, 1, 1}, .p = {0.0884f, 0.0f}, .nmse_max = NMSE_F32},                        \
+    {"SOFT_MAX", {512, 512, 8, 1}, {512, 512, 1, 1}, .p = {0.0884f, 0.0f}, .nmse_max = NMSE_F32}
+
+/* FLASH_ATTN_EXT (test-backend-ops' NMSE 5e-4): F16 and F32 K/V, read from a KV cache as the llama graph does or
+ * contiguous, Q permuted as the graph makes it; decode (n_q = 1, GQA groups in a query block) and prefill;
+ * head sizes 8 (stories260K), 16, 32, 64, 80 with V's 48, 128; masks F16 and F32, padded, broadcast over heads
+ * and dims 3, all -inf; ALiBi, softcap; a single key; long contexts that spread over every worker. */
+#define NMSE_ATTN 5e-4
+#define ATTN_MASK(...) .mask = true, .mask_type = VNPU_TYPE_F16, __VA_ARGS__
+#define ATTN_ROWS                                                                                                     \
+    {"FLASH_ATTN_EXT", {64, 1, 8, 1}, {64, 256, 2, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_ATTN, .quick = true,     \
+     .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.kv_cache = true)}},                                                \
+    {"FLASH_ATTN_EXT", {64, 7, 8, 1}, {64, 37, 4, 1}, .layout = OPS_LAYOUT_PERM, .p = {0.125f, 0.0f},                 \
+     .nmse_max = NMSE_ATTN, .quick = true, .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.kv_cache = true, .mask_pad = 1)}}, \
+    {"FLASH_ATTN_EXT", {8, 1, 8, 1}, {8, 45, 4, 1}, .p = {0.35355f, 0.0f}, .nmse_max = NMSE_ATTN, .quick = true,      \
+     .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.kv_cache = true)}},                                                \
+    {"FLASH_ATTN_EXT", {8, 5, 8, 1}, {8, 45, 4, 1}, .layout = OPS_LAYOUT_PERM, .p = {0.35355f, 0.0f},                 \
+     .nmse_max = NMSE_ATTN, .attn = {ATTN_MASK(.kv_cache = true)}},                                                 \
+    {"FLASH_ATTN_EXT", {128, 5, 4, 1}, {128, 100, 4, 1}, .p = {0.0884f, 0.0f}, .nmse_max = NMSE_ATTN, .quick = true,  \
+     .attn = {ATTN_MASK(.mask_pad = 3)}},                                                                           \
+    {"FLASH_ATTN_EXT", {80, 3, 2, 2}, {80, 70, 1, 2}, .p = {0.11f, 0.0f}, .nmse_max = NMSE_ATTN,                      \
+     .type1 = VNPU_TYPE_F16, .attn = {.dv = 48, .mask = true, .mask_ne = {2, 2}}},                                  \
+    {"FLASH_ATTN_EXT", {64, 1, 8, 1}, {64, 100, 2, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_ATTN,                    \
+     .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.mask_ne = {2, 1})}},                                               \
+    {"FLASH_ATTN_EXT", {64, 4, 12, 1}, {64, 90, 12, 1}, .p = {0.125f, 8.0f}, .nmse_max = NMSE_ATTN, .quick = true,    \
+     .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.softcap = 30.0f)}},                                                \
+    {"FLASH_ATTN_EXT", {32, 3, 4, 1}, {32, 200, 2, 1}, .p = {0.177f, 0.0f}, .nmse_max = NMSE_ATTN},                   \
+    {"FLASH_ATTN_EXT", {64, 2, 4, 1}, {64, 50, 2, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_ATTN,                     \
+     .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.all_masked = true)}},                                              \
+    {"FLASH_ATTN_EXT", {16, 1, 1, 1}, {16, 1, 1, 1}, .p = {0.25f, 0.0f}, .nmse_max = NMSE_ATTN,                       \
+     .type1 = VNPU_TYPE_F16},                                                                                       \
+    {"FLASH_ATTN_EXT", {64, 9, 4, 1}, {64, 33, 4, 1}, .layout = OPS_LAYOUT_VIEW, .p = {0.125f, 0.0f},                 \
+     .nmse_max = NMSE_ATTN, .attn = {.dv = 128, .mask = true, .mask_type = VNPU_TYPE_F32}},                         \
+    {"FLASH_ATTN_EXT", {128, 1, 32, 1}, {128, 1024, 8, 1}, .p = {0.0884f, 0.0f}, .nmse_max = NMSE_ATTN,               \
+     .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.kv_cache = true)}},                                                \
+    {"FLASH_ATTN_EXT", {128, 128, 8, 1}, {128, 128, 8, 1}, .layout = OPS_LAYOUT_PERM, .p = {0.0884f, 0.0f},           \
+     .nmse_max = NMSE_ATTN, .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.kv_cache = true)}}
+
+/* MUL_MAT: test-backend-ops' threshold. A weight type T, src0 a model weight (W: in the device's weight buffer,
+ * tiled where the device tiles it) or plain memory: K = 32, 64, 128, 256 x k; N (the weight's rows) a multiple of
+ * 32 or not; M = 1, 2, 3, 31, 32, 33, 128, 512 activation columns; activations broadcast over a 2-D weight in
+ * dims 2 and 3, permuted activations, a 3-D weight broadcast over grouped columns, and K deep enough that a tile
+ * row holds many steps. */
+#define NMSE_MM 5e-4
+#define MM_ROWS(T, W)                                                                                                 \
+    {"MUL_MAT", {32, 32, 1, 1},   {32, 1, 1, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true},      \
+    {"MUL_MAT", {64, 33, 1, 1},   {64, 2, 1, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true},      \
+    {"MUL_MAT", {128, 67, 1, 1},  {128, 3, 1, 1},   .type = T, .weight = W, .nmse_max = NMSE_MM},                     \
+    {"MUL_MAT", {256, 96, 1, 1},  {256, 31, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true},      \
+    {"MUL_MAT", {512, 100, 1, 1}, {512, 32, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},                     \
+    {"MUL_MAT", {768, 130, 1, 1}, {768, 33, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},                     \
+    {"MUL_MAT", {256, 64, 1, 1},  {256, 128, 1, 1}, .type = T, .weight = W, .nmse_max = NMSE_MM},                     \
+    {"MUL_MAT", {1024, 70, 1, 1}, {1024, 512, 1, 1}, .type = T, .weight = W, .nmse_max = NMSE_MM},                    \
+    {"MUL_MAT", {4096, 40, 1, 1}, {4096, 5, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},                     \
+    {"MUL_MAT", {64, 45, 1, 1},   {64, 5, 3, 2},    .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true},      \
+    {"MUL_MAT", {128, 40, 1, 1},  {128, 7, 3, 1},   .type = T, .weight = W, .nmse_max = NMSE_MM,                      \
+     .mm.layout1 = OPS_LAYOUT_PERM},                                                                                  \
+    {"MUL_MAT", {64, 40, 2, 1},   {64, 3, 4, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM}
+
+/* The shapes of the benchmark (bench/RESULTS.md): a 2048 x 2048 weight against one column and a batch of 512. */
+#define MM_PERF_ROWS(T)                                                                                               \
+    {"MUL_MAT", {2048, 2048, 1, 1}, {2048, 1, 1, 1},   .type = T, .weight = true, .nmse_max = NMSE_MM},               \
+    {"MUL_MAT", {2048, 2048, 1, 1}, {2048, 512, 1, 1}, .type = T, .weight = true, .nmse_max = NMSE_MM}
+
+/* F32 and F16 weights only: any K (stories260K's ffn_down has 172), weight rows of a view (padded, unaligned) or of
+ * a permuted tensor (the KV cache's K), the attention products without flash attention (K x Q with grouped heads,
+ * V^T x KQ), broadcast in dims 2 and 3 of a 4-D weight. */
+#define MM_FLOAT_ROWS(T)                                                                                              \
+    {"MUL_MAT", {172, 64, 1, 1}, {172, 5, 1, 1}, .type = T, .weight = true, .nmse_max = NMSE_MM, .quick = true},      \
+    {"MUL_MAT", {64, 172, 1, 1}, {64, 1, 1, 1},  .type = T, .weight = true, .nmse_max = NMSE_MM},                     \
+    {"MUL_MAT", {100, 37, 1, 1}, {100, 3, 1, 1}, .type = T, .layout = OPS_LAYOUT_VIEW, .nmse_max = NMSE_MM,           \
+     .quick = true},                                                                                                  \
+    {"MUL_MAT", {8, 6, 4, 1},    {8, 1, 8, 1},   .type = T, .layout = OPS_LAYOUT_PERM, .nmse_max = NMSE_MM,           \
+     .quick = true, .mm.layout1 = OPS_LAYOUT_PERM},                                                                   \
+    {"MUL_MAT", {64, 40, 4, 1},  {64, 9, 8, 1},  .type = T, .layout = OPS_LAYOUT_PERM, .nmse_max = NMSE_MM,           \
+     .mm.layout1 = OPS_LAYOUT_PERM},                                                                                  \
+    {"MUL_MAT", {6, 8, 4, 1},    {6, 5, 8, 1},   .type = T, .nmse_max = NMSE_MM},                                     \
+    {"MUL_MAT", {64, 40, 2, 3},  {64, 7, 4, 6},  .type = T, .nmse_max = NMSE_MM}
+
+/* ROPE: NORMAL and NEOX, every row rotated or only its first n_dims (a partial vector: n_dims 40, 10), odd and
+ * single rows, freq factors, YaRN, positions up to 10^5 (angles of 10^5 rad), views, permuted rows, in place,
+ * ne3 > 1, stories260K's head size 8, and a prefill that spreads over every worker. */
+#define NMSE_ROPE 1e-7
+#define ROPE_ROWS                                                                                                      \
+    {"ROPE", {64, 8, 5, 1}, .nmse_max = NMSE_ROPE, .quick = true, .rope = {.max_pos = 512}},                         \
+    {"ROPE", {64, 8, 5, 1}, .nmse_max = NMSE_ROPE, .quick = true, .rope = {.mode = 2, .max_pos = 512}},              \
+    {"ROPE", {8, 8, 4, 1}, .nmse_max = NMSE_ROPE, .quick = true, .rope = {.max_pos = 64}},                           \
+    {"ROPE", {128, 4, 3, 1}, .nmse_max = NMSE_ROPE, .rope = {.n_dims = 32, .max_pos = 4096}},                        \
+    {"ROPE", {128, 4, 3, 1}, .nmse_max = NMSE_ROPE, .quick = true, .rope = {.n_dims = 40, .mode = 2, .max_pos = 4096}}, \
+    {"ROPE", {10, 3, 7, 1}, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 100}},                                        \
+    {"ROPE", {10, 3, 7, 1}, .nmse_max = NMSE_ROPE, .rope = {.mode = 2, .max_pos = 100}},                             \
+    {"ROPE", {18, 2, 3, 1}, .nmse_max = NMSE_ROPE, .rope = {.n_dims = 10, .mode = 2, .max_pos = 100}},               \
+    {"ROPE", {2, 1, 1, 1}, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 10}},                                          \
+    {"ROPE", {128, 8, 6, 1}, .nmse_max = NMSE_ROPE, .quick = true,                                                   \
+     .rope = {.mode = 2, .freq_factors = true, .max_pos = 8192}},                                                    \
+    {"ROPE", {64, 4, 9, 1}, .nmse_max = NMSE_ROPE, .rope = {.yarn = true, .max_pos = 16384}},                        \
+    {"ROPE", {96, 3, 9, 1}, .nmse_max = NMSE_ROPE, .quick = true,                                                    \
+     .rope = {.n_dims = 64, .mode = 2, .freq_factors = true, .yarn = true, .max_pos = 16384}},                       \
+    {"ROPE", {128, 2, 16, 1}, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 100000}},                                   \
+    {"ROPE", {128, 2, 16, 1}, .nmse_max = NMSE_ROPE, .rope = {.mode = 2, .max_pos = 100000}},                        \
+    {"ROPE", {64, 8, 5, 1}, .layout = OPS_LAYOUT_VIEW, .nmse_max = NMSE_ROPE, .quick = true, .rope = {.max_pos = 512}}, \
+    {"ROPE", {64, 8, 5, 1}, .layout = OPS_LAYOUT_PERM, .nmse_max = NMSE_ROPE, .rope = {.mode = 2, .max_pos = 512}},  \
+    {"ROPE", {64, 8, 5, 1}, .inplace = true, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 512}},                       \
+    {"ROPE", {70, 5, 3, 1}, .layout = OPS_LAYOUT_PERM, .inplace = true, .nmse_max = NMSE_ROPE,                       \
+     .rope = {.n_dims = 64, .mode = 2, .max_pos = 512}},                                                             \
+    {"ROPE", {64, 4, 3, 2}, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 512}},                                        \
+    {"ROPE", {128, 32, 1, 1}, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 4096}},                                     \
+    {"ROPE", {128, 32, 512, 1}, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 4096}}
+
+/* SOFT_MAX: F32 and F16 masks with more rows than x and broadcast over dims 2 and 3, no mask, ALiBi over a head
+ * count that is not a power of two, views, permuted rows, in place, wide and single rows, rows masked entirely,
+ * a prefill's scores and a decode's. */
+#define SOFT_MAX_ROWS                                                                                                 \
+    {"SOFT_MAX", {64, 7, 8, 1}, {64, 7, 1, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_F32, .quick = true},             \
+    {"SOFT_MAX", {64, 7, 8, 1}, {64, 9, 1, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_F32, .quick = true,              \
+     .type1 = VNPU_TYPE_F16},                                                                                       \
+    {"SOFT_MAX", {33, 31, 5, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32, .quick = true},                             \
+    {"SOFT_MAX", {50, 5, 12, 1}, {50, 5, 1, 1}, .p = {0.5f, 8.0f}, .nmse_max = NMSE_F32, .quick = true,               \
+     .type1 = VNPU_TYPE_F16},                                                                                       \
+    {"SOFT_MAX", {32, 4, 6, 2}, {32, 4, 3, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32},                              \
+    {"SOFT_MAX", {70, 6, 4, 2}, {70, 6, 2, 2}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32, .type1 = VNPU_TYPE_F16},      \
+    {"SOFT_MAX", {33, 31, 1, 1}, {33, 31, 1, 1}, .layout = OPS_LAYOUT_VIEW, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32,  \
+     .quick = true},                                                                                                \
+    {"SOFT_MAX", {33, 31, 5, 1}, {33, 31, 1, 1}, .layout = OPS_LAYOUT_PERM, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32}, \
+    {"SOFT_MAX", {64, 20, 3, 1}, {64, 20, 1, 1}, .inplace = true, .p = {0.25f, 0.0f}, .nmse_max = NMSE_F32,           \
+     .type1 = VNPU_TYPE_F16},                                                                                       \
+    {"SOFT_MAX", {4099, 3, 1, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32},                                           \
+    {"SOFT_MAX", {32768, 4, 1, 1}, {32768, 4, 1, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32, .type1 = VNPU_TYPE_F16}, \
+    {"SOFT_MAX", {1, 1, 1, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32},                                              \
+    {"SOFT_MAX", {5, 1, 1, 1}, {5, 1, 1, 1}, .p = {2.0f, 0.0f}, .nmse_max = NMSE_F32},                                \
+    {"SOFT_MAX", {40, 3, 2, 1}, {40, 3, 1, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32, .type1 = VNPU_TYPE_F16,        \
+     .attn = {.all_masked = true}},                                                                                 \
+    {"SOFT_MAX", {256, 1, 32, 1}, {256, 1, 1, 1}, .p = {0.0884f, 0.0f}, .nmse_max = NMSE_F32},                        \
+    {"SOFT_MAX", {512, 512, 8, 1}, {512, 512, 1, 1}, .p = {0.0884f, 0.0f}, .nmse_max = NMSE_F32}
+
+/* FLASH_ATTN_EXT (test-backend-ops' NMSE 5e-4): F16 and F32 K/V, read from a KV cache as the llama graph does or
+ * contiguous, Q permuted as the graph makes it; decode (n_q = 1, GQA groups in a query block) and prefill;
+ * head sizes 8 (stories260K), 16, 32, 64, 80 with V's 48, 128; masks F16 and F32, padded, broadcast over heads
+ * and dims 3, all -inf; ALiBi, softcap; a single key; long contexts that spread over every worker. */
+#define NMSE_ATTN 5e-4
+#define ATTN_MASK(...) .mask = true, .mask_type = VNPU_TYPE_F16, __VA_ARGS__
+#define ATTN_ROWS                                                                                                     \
+    {"FLASH_ATTN_EXT", {64, 1, 8, 1}, {64, 256, 2, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_ATTN, .quick = true,     \
+     .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.kv_cache = true)}},                                                \
+    {"FLASH_ATTN_EXT", {64, 7, 8, 1}, {64, 37, 4, 1}, .layout = OPS_LAYOUT_PERM, .p = {0.125f, 0.0f},                 \
+     .nmse_max = NMSE_ATTN, .quick = true, .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.kv_cache = true, .mask_pad = 1)}}, \
+    {"FLASH_ATTN_EXT", {8, 1, 8, 1}, {8, 45, 4, 1}, .p = {0.35355f, 0.0f}, .nmse_max = NMSE_ATTN, .quick = true,      \
+     .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.kv_cache = true)}},                                                \
+    {"FLASH_ATTN_EXT", {8, 5, 8, 1}, {8, 45, 4, 1}, .layout = OPS_LAYOUT_PERM, .p = {0.35355f, 0.0f},                 \
+     .nmse_max = NMSE_ATTN, .attn = {ATTN_MASK(.kv_cache = true)}},                                                 \
+    {"FLASH_ATTN_EXT", {128, 5, 4, 1}, {128, 100, 4, 1}, .p = {0.0884f, 0.0f}, .nmse_max = NMSE_ATTN, .quick = true,  \
+     .attn = {ATTN_MASK(.mask_pad = 3)}},                                                                           \
+    {"FLASH_ATTN_EXT", {80, 3, 2, 2}, {80, 70, 1, 2}, .p = {0.11f, 0.0f}, .nmse_max = NMSE_ATTN,                      \
+     .type1 = VNPU_TYPE_F16, .attn = {.dv = 48, .mask = true, .mask_ne = {2, 2}}},                                  \
+    {"FLASH_ATTN_EXT", {64, 1, 8, 1}, {64, 100, 2, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_ATTN,                    \
+     .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.mask_ne = {2, 1})}},                                               \
+    {"FLASH_ATTN_EXT", {64, 4, 12, 1}, {64, 90, 12, 1}, .p = {0.125f, 8.0f}, .nmse_max = NMSE_ATTN, .quick = true,    \
+     .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.softcap = 30.0f)}},                                                \
+    {"FLASH_ATTN_EXT", {32, 3, 4, 1}, {32, 200, 2, 1}, .p = {0.177f, 0.0f}, .nmse_max = NMSE_ATTN},                   \
+    {"FLASH_ATTN_EXT", {64, 2, 4, 1}, {64, 50, 2, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_ATTN,                     \
+     .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.all_masked = true)}},                                              \
+    {"FLASH_ATTN_EXT", {16, 1, 1, 1}, {16, 1, 1, 1}, .p = {0.25f, 0.0f}, .nmse_max = NMSE_ATTN,                       \
+     .type1 = VNPU_TYPE_F16},                                                                                       \
+    {"FLASH_ATTN_EXT", {64, 9, 4, 1}, {64, 33, 4, 1}, .layout = OPS_LAYOUT_VIEW, .p = {0.125f, 0.0f},                 \
+     .nmse_max = NMSE_ATTN, .attn = {.dv = 128, .mask = true, .mask_type = VNPU_TYPE_F32}},                         \
+    {"FLASH_ATTN_EXT", {128, 1, 32, 1}, {128, 1024, 8, 1}, .p = {0.0884f, 0.0f}, .nmse_max = NMSE_ATTN,               \
+     .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.kv_cache = true)}},                                                \
+    {"FLASH_ATTN_EXT", {128, 128, 8, 1}, {128, 128, 8, 1}, .layout = OPS_LAYOUT_PERM, .p = {0.0884f, 0.0f},           \
+     .nmse_max = NMSE_ATTN, .type1 = VNPU_TYPE_F16, .attn = {ATTN_MASK(.kv_cache = true)}}
+
 /* One-operand row ops: odd, single, view, permuted, in place, wide and many rows. */
 #define ROW_ROWS(OP, P0, P1)                                                                                   \
     {OP, {5, 7, 11, 13},    .p = {P0, P1}, .nmse_max = NMSE_F32, .quick = true},                                \
@@ -370,6 +861,9 @@ const struct ops_case ops_cases[] = {
     {"SWIGLU", {64, 20, 3, 1}, {64, 20, 3, 1}, .inplace = true, .nmse_max = NMSE_F32},
     {"SWIGLU", {4096, 67, 1, 1}, {4096, 67, 1, 1}, .nmse_max = NMSE_F32},
     {"SWIGLU", {128, 1000, 3, 1}, {128, 1000, 3, 1}, .nmse_max = NMSE_F32},
+    ROPE_ROWS,
+    SOFT_MAX_ROWS,
+    ATTN_ROWS,
     COPY_ROWS,
     SET_ROWS_ROWS(VNPU_TYPE_F16, VNPU_TYPE_I64),
     SET_ROWS_ROWS(VNPU_TYPE_F32, VNPU_TYPE_I32),
@@ -387,6 +881,19 @@ const struct ops_case ops_cases[] = {
     GET_ROWS_QUANT(VNPU_TYPE_Q4_K, NMSE_F32),
     GET_ROWS_QUANT(VNPU_TYPE_Q5_K, NMSE_F32),
     GET_ROWS_QUANT(VNPU_TYPE_Q6_K, NMSE_F32),
+    MM_ROWS(VNPU_TYPE_F32, true),
+    MM_FLOAT_ROWS(VNPU_TYPE_F32),
+    MM_ROWS(VNPU_TYPE_F16, true),
+    MM_FLOAT_ROWS(VNPU_TYPE_F16),
+    MM_PERF_ROWS(VNPU_TYPE_F16),
+    MM_ROWS(VNPU_TYPE_Q4_0, false),
+    MM_ROWS(VNPU_TYPE_Q4_0, true),
+    {"MUL_MAT", {64, 40, 1, 1}, {64, 3, 1, 1}, .type = VNPU_TYPE_Q4_0, .layout = OPS_LAYOUT_VIEW, .nmse_max = NMSE_MM},
+    MM_PERF_ROWS(VNPU_TYPE_Q4_0),
+    MM_ROWS(VNPU_TYPE_Q8_0, false),
+    MM_ROWS(VNPU_TYPE_Q8_0, true),
+    {"MUL_MAT", {64, 40, 1, 1}, {64, 3, 1, 1}, .type = VNPU_TYPE_Q8_0, .layout = OPS_LAYOUT_VIEW, .nmse_max = NMSE_MM},
+    MM_PERF_ROWS(VNPU_TYPE_Q8_0),
 };
 /* clang-format on */
 const size_t ops_n_cases = sizeof(ops_cases) / sizeof(ops_cases[0]);

@@ -34,16 +34,19 @@ struct ops_rope {
     int32_t max_pos;   /* positions drawn from [0, max_pos) */
 };
 
-/* FLASH_ATTN_EXT's fields of a case (ops_case.attn); Q is ne, K is ne1 of type type1, V is K's shape and type
- * with ne[0] = dv. */
+/* SOFT_MAX's and FLASH_ATTN_EXT's fields of a case (ops_case.attn). SOFT_MAX: the mask is ne1 of type1.
+ * FLASH_ATTN_EXT: Q is ne, K is ne1 of type1, V is K's shape and type with ne[0] = dv. */
 struct ops_attn {
-    int64_t dv;         /* V's head size; 0: K's */
-    bool mask;          /* a mask F16 [n_kv, n_q + mask_pad, mask_ne[0], mask_ne[1]] */
-    int64_t mask_pad;   /* mask rows past n_q */
-    int64_t mask_ne[2]; /* the mask's dims 2 and 3, broadcast over Q's; 0 is 1 */
-    bool kv_cache;      /* K and V are views of a cache twice as long as n_kv, its heads side by side in a row,
-                           as the llama graph reads its KV cache */
-    float softcap;      /* logit_softcap */
+    int64_t dv;               /* V's head size; 0: K's */
+    bool mask;                /* a mask [n_kv, n_q + mask_pad, mask_ne[0], mask_ne[1]] of mask_type */
+    enum vnpu_type mask_type; /* F16 or F32 */
+    int64_t mask_pad;         /* mask rows past n_q */
+    int64_t mask_ne[2];       /* the mask's dims 2 and 3, broadcast over Q's; 0 is 1 */
+    bool kv_cache;            /* K and V are views of a cache twice as long as n_kv, its heads side by side in a
+                                 row, as the llama graph reads its KV cache */
+    float softcap;            /* logit_softcap */
+    bool all_masked;          /* SOFT_MAX and FLASH_ATTN_EXT: every mask entry -inf (rows that see no key give
+                                 zeros) */
 };
 
 /* GET_ROWS', SET_ROWS' and CPY's fields of a case (ops_case.rows). */
@@ -51,6 +54,11 @@ struct ops_rows {
     enum ops_layout layout1; /* CPY: the destination's layout */
     int64_t ne2[4];          /* SET_ROWS: the destination's shape */
     enum vnpu_type type2;    /* SET_ROWS: the destination's type */
+};
+
+/* MUL_MAT's fields of a case (ops_case.mm). */
+struct ops_mm {
+    enum ops_layout layout1; /* the activations' layout */
 };
 
 struct ops_case {
@@ -72,6 +80,7 @@ struct ops_case {
         struct ops_rope rope;
         struct ops_attn attn;
         struct ops_rows rows;
+        struct ops_mm mm;
     };
 };
 

@@ -1,0 +1,417 @@
+/*
+ * MUL_MAT (matmul-ops.h): the chunk loop, the activation prep workers and the tile-row compute workers.
+ *
+ * Prep worker (a range of the chunk's columns), per column c:
+ *     prologue  push the f32 rows of its first two columns into staging halves 0 and 1
+ *     column    pop its row, prepare it into the activation area (act-quant.h), push the row of column c + 2
+ *     epilogue  pop the two dummies left
+ *
+ * Compute worker (a range of the chunk's jobs; a job is one tile row of one group's weight matrix), with
+ * p = n_prefetch slots, each a weight tile row buffer and a dst slot:
+ *     prologue  for each slot s: push a dummy ("dst slot s is free"), then the weight DMA of job s
+ *     job i     pop the write-back of job i - p (or the dummy): dst slot i % p is free; pop the weights of job i;
+ *               compute every column of the job's group in the chunk into the dst slot (32x2 kernels, a 32x1
+ *               for an odd column); push its write-back (valid rows x columns, one 2-D descriptor); push the
+ *               weights of job i + p into the same slot
+ *     epilogue  pop the p write-backs and p dummy weight DMAs left
+ * Jobs past the worker's range push zero-row dummies, so every job pops what the job p before it pushed.
+ * Weight DMAs: F32/F16 rows, 32 rows of ne00 elements into rows of wrow_stride; a tiled tile row, n_k_tiles tiles
+ * at the aligned tile stride; a flat quantized tile row, per row its codes and its scales into the step areas
+ * (matmul_qtype), 2 descriptors per row.
+ */
+#include "matmul-ops.h"
+
+#include "act-quant.h"
+#include "dma-queue.h"
+#include "htp-ctx.h"
+#include "htp-tensor.h"
+#include "htp-tiles.h"
+#include "hvx-mm-float.h"
+#include "hvx-mm-quant.h"
+
+/* The int8 kernels of each quantized type with NPU kernels (matmul_qtype_get lists the same types), for weights
+ * in the tiled REPACK layout and for flat GGML blocks. */
+struct matmul_qkernels {
+    hvx_mm_qdot_32x1_fn dot_32x1;
+    hvx_mm_qdot_32x2_fn dot_32x2;
+};
+
+static bool matmul_qkernels_get(uint32_t type, bool tiled, struct matmul_qkernels *k) {
+    switch ((enum htp_type) type) {
+        case HTP_TYPE_Q4_0:
+            *k = tiled ? (struct matmul_qkernels){hvx_mm_qdot_q4_0_tiled_32x1, hvx_mm_qdot_q4_0_tiled_32x2}
+                       : (struct matmul_qkernels){hvx_mm_qdot_q4_0_flat_32x1, hvx_mm_qdot_q4_0_flat_32x2};
+            return true;
+        case HTP_TYPE_Q8_0:
+            *k = tiled ? (struct matmul_qkernels){hvx_mm_qdot_q8_0_tiled_32x1, hvx_mm_qdot_q8_0_tiled_32x2}
+                       : (struct matmul_qkernels){hvx_mm_qdot_q8_0_flat_32x1, hvx_mm_qdot_q8_0_flat_32x2};
+            return true;
+        case HTP_TYPE_F32:
+        case HTP_TYPE_F16:
+        case HTP_TYPE_Q4_1:
+        case HTP_TYPE_Q2_K:
+        case HTP_TYPE_Q3_K:
+        case HTP_TYPE_Q4_K:
+        case HTP_TYPE_Q5_K:
+        case HTP_TYPE_Q6_K:
+        case HTP_TYPE_IQ4_NL:
+        case HTP_TYPE_I32:
+        case HTP_TYPE_I64:
+        case HTP_TYPE_BF16:
+        case HTP_TYPE_MXFP4:
+        case HTP_TYPE_Q1_0:
+        case HTP_TYPE_Q2_0: break;
+    }
+    return false;
+}
+
+struct matmul_ctx {
+    struct htp_op_ctx *octx;
+    const struct matmul_kparams *kp;
+    const struct htp_tensor *src0, *src1, *dst;
+    struct matmul_layout layout;
+    bool tiled;                /* src0 in the tiled layout */
+    struct matmul_qtype qt;    /* QUANT: the type's geometry ... */
+    struct matmul_qkernels qk; /* ... and kernels */
+    uint32_t n_steps;          /* QUANT: 32-column steps of K */
+    uint32_t elem_size;        /* F32/F16: bytes of an element */
+    uint32_t wrow_stride;      /* F32/F16: VTCM bytes between the rows of a tile row */
+    uint32_t tile_size;        /* tiled: DDR bytes of a tile, ... */
+    uint64_t tile_row_bytes;   /* ... of a tile row ... */
+    uint64_t matrix_bytes;     /* ... and of a matrix */
+    uint32_t ct_start, n_ct;   /* this device's tile rows of each matrix */
+    /* the chunk being computed */
+    uint32_t c0, c1; /* its columns */
+    uint32_t g0;     /* the group of column c0 */
+    uint32_t n_jobs; /* (groups it touches) * n_ct */
+    uint32_t jobs_per_thread;
+    uint32_t cols_per_act_thread;
+};
+
+/* A job's place: group g, tile row ct of the matrix. Workers step it, so only their first job divides. */
+struct matmul_job {
+    uint32_t g, ct;
+};
+
+static struct matmul_job matmul_job_at(const struct matmul_ctx *c, uint32_t j) {
+    const uint32_t dg = j / c->n_ct; /* once per worker */
+    return (struct matmul_job){c->g0 + dg, c->ct_start + j - dg * c->n_ct};
+}
+
+static void matmul_job_next(const struct matmul_ctx *c, struct matmul_job *jb) {
+    if (++jb->ct == c->ct_start + c->n_ct) {
+        jb->ct = c->ct_start;
+        jb->g++;
+    }
+}
+
+static uint32_t matmul_valid_rows(const struct matmul_ctx *c, uint32_t ct) {
+    return htp_tile_valid_rows(c->src0->ne[1], ct);
+}
+
+/* The weight matrix of group g: (i02, i03) = (g % ne02, (g / ne02) / r3). */
+static const uint8_t *matmul_wmatrix(const struct matmul_ctx *c, uint32_t g) {
+    const struct htp_tensor *w = c->src0;
+    const uint32_t i13 = fastdiv(g, &c->kp->div_ne02), i02 = g - i13 * w->ne[2];
+    const uint32_t i03 = fastdiv(i13, &c->kp->div_r3);
+    if (c->tiled) {
+        return w->data + ((uint64_t) i03 * w->ne[2] + i02) * c->matrix_bytes;
+    }
+    return w->data + (size_t) i02 * w->nb[2] + (size_t) i03 * w->nb[3];
+}
+
+/* ---- the compute worker ---- */
+
+struct matmul_thread {
+    const struct matmul_ctx *c;
+    struct dma_queue *q;
+    struct htp_trace *tr;
+    uint8_t *wrow; /* slot s's weight tile row at wrow + s * wrow_size */
+    uint8_t *dst;  /* slot s's dst vectors at dst + s * dst slot size */
+};
+
+/* Push the weight DMA of job jb into slot s (live false: a dummy); returns the descriptors pushed. */
+static uint32_t matmul_push_weights(struct matmul_thread *t, uint32_t s, struct matmul_job jb, bool live) {
+    const struct matmul_ctx *c = t->c;
+    uint8_t *v = t->wrow + (size_t) s * c->kp->wrow_size;
+    if (!live) {
+        dma_queue_push(t->q, dma_make_pair(v, c->src0->data), 0, 0, 0, 0);
+        return 1;
+    }
+    const struct htp_tensor *w = c->src0;
+    const uint8_t *m = matmul_wmatrix(c, jb.g);
+    const uint32_t valid = matmul_valid_rows(c, jb.ct);
+    if (c->kp->path != MATMUL_PATH_QUANT) {
+        const uint8_t *rows = m + (size_t) jb.ct * MATMUL_TILE_ROWS * w->nb[1];
+        dma_queue_push(t->q, dma_make_pair(v, rows), c->wrow_stride, w->nb[1], (size_t) w->ne[0] * c->elem_size, valid);
+        return 1;
+    }
+    const uint32_t step = c->qt.step_size;
+    if (c->tiled) {
+        dma_queue_push(t->q, dma_make_pair(v, m + jb.ct * c->tile_row_bytes), step, c->tile_size, c->tile_size,
+                       c->n_steps);
+        return 1;
+    }
+    const uint32_t qs_area = MATMUL_TILE_ROWS * c->qt.qs_size;
+    for (uint32_t r = 0; r < valid; r++) {
+        const uint8_t *row = m + ((size_t) jb.ct * MATMUL_TILE_ROWS + r) * w->nb[1];
+        dma_queue_push(t->q, dma_make_pair(v + r * c->qt.qs_size, row + c->qt.qs_off), step, c->qt.blk_size,
+                       c->qt.qs_size, c->n_steps);
+        dma_queue_push(t->q, dma_make_pair(v + qs_area + r * c->qt.sc_size, row + c->qt.sc_off), step, c->qt.blk_size,
+                       c->qt.sc_size, c->n_steps);
+    }
+    return 2 * valid;
+}
+
+/* Columns [ca, cb) of the chunk that multiply group g's matrix. */
+static void matmul_job_cols(const struct matmul_ctx *c, uint32_t g, uint32_t *ca, uint32_t *cb) {
+    const uint32_t first = g * c->kp->group_cols;
+    *ca = HEX_MAX(first, c->c0);
+    *cb = HEX_MIN(first + c->kp->group_cols, c->c1);
+}
+
+/* Job jb's results: w is its weight tile row in VTCM, out its dst slot (one vector per column from ca). */
+static void matmul_job_compute(const struct matmul_ctx *c, struct matmul_job jb, const uint8_t *w, HVX_Vector *out) {
+    const struct matmul_kparams *kp = c->kp;
+    uint32_t ca, cb;
+    matmul_job_cols(c, jb.g, &ca, &cb);
+    const uint32_t n = cb - ca, valid = matmul_valid_rows(c, jb.ct), ne00 = c->src0->ne[0];
+    const uint8_t *a = c->octx->ctx->vtcm + c->layout.act + (size_t) (ca - c->c0) * kp->act_row_size;
+    uint32_t i = 0;
+    for (; i + 1 < n; i += 2) {
+        const uint8_t *a0 = a + (size_t) i * kp->act_row_size, *a1 = a0 + kp->act_row_size;
+        switch ((enum matmul_path) kp->path) {
+            case MATMUL_PATH_F32:
+                hvx_mm_dot_f32_32x2(w, c->wrow_stride, ne00, valid, a0, a1, out + i, out + i + 1);
+                break;
+            case MATMUL_PATH_F16:
+                hvx_mm_dot_f16_32x2(w, c->wrow_stride, ne00, valid, a0, a1, out + i, out + i + 1);
+                break;
+            case MATMUL_PATH_QUANT: c->qk.dot_32x2(w, c->n_steps, c->qt.step_size, a0, a1, out + i, out + i + 1); break;
+        }
+    }
+    if (i < n) {
+        const uint8_t *a0 = a + (size_t) i * kp->act_row_size;
+        switch ((enum matmul_path) kp->path) {
+            case MATMUL_PATH_F32: hvx_mm_dot_f32_32x1(w, c->wrow_stride, ne00, valid, a0, out + i); break;
+            case MATMUL_PATH_F16: hvx_mm_dot_f16_32x1(w, c->wrow_stride, ne00, valid, a0, out + i); break;
+            case MATMUL_PATH_QUANT: c->qk.dot_32x1(w, c->n_steps, c->qt.step_size, a0, out + i); break;
+        }
+    }
+}
+
+static void matmul_compute_worker(unsigned nth, unsigned ith, void *arg) {
+    const struct matmul_ctx *c = arg;
+    const struct matmul_kparams *kp = c->kp;
+    struct htp_ctx *ctx = c->octx->ctx;
+    const uint32_t j0 = ith * c->jobs_per_thread;
+    const uint32_t j1 = HEX_MIN(j0 + c->jobs_per_thread, c->n_jobs);
+    (void) nth;
+    if (j0 >= j1) {
+        return;
+    }
+    uint8_t *slice = ctx->vtcm + c->layout.slices + (size_t) ith * c->layout.per_thread;
+    struct matmul_thread t = {
+        .c = c,
+        .q = &ctx->dma[ith],
+        .tr = &ctx->trace[ith],
+        .wrow = slice + c->layout.wrow,
+        .dst = slice + c->layout.dst,
+    };
+    const uint32_t p = kp->n_prefetch, n = j1 - j0;
+    const size_t dst_slot = (size_t) matmul_dst_slot_size(kp);
+    struct matmul_job jb = matmul_job_at(c, j0), ahead = jb; /* the job computed, the job prefetched */
+    for (uint32_t s = 0; s < p; s++) {
+        dma_queue_push(t.q, dma_make_pair(c->dst->data, t.dst + s * dst_slot), 0, 0, 0, 0);
+        matmul_push_weights(&t, s, ahead, s < n);
+        if (s < n) {
+            matmul_job_next(c, &ahead);
+        }
+    }
+    for (uint32_t i = 0; i < n; i++, matmul_job_next(c, &jb)) {
+        const uint32_t s = i % p, valid = matmul_valid_rows(c, jb.ct);
+        HVX_Vector *out = (HVX_Vector *) dma_queue_pop(t.q).src; /* the slot's last write-back has landed */
+        const uint32_t ndesc = matmul_wrow_ndesc(kp->path, c->tiled, valid);
+        for (uint32_t k = 0; k < ndesc; k++) {
+            dma_queue_pop(t.q);
+        }
+        uint32_t ca, cb;
+        matmul_job_cols(c, jb.g, &ca, &cb);
+        if (!htp_op_skip_compute(c->octx)) {
+            htp_trace_start(t.tr, HTP_TRACE_HVX_COMP, j0 + i);
+            matmul_job_compute(c, jb, t.wrow + (size_t) s * kp->wrow_size, out);
+            htp_trace_stop(t.tr, HTP_TRACE_HVX_COMP, j0 + i);
+        }
+        uint8_t *d = c->dst->data + (size_t) ca * c->dst->nb[1] + (size_t) jb.ct * MATMUL_TILE_ROWS * sizeof(float);
+        dma_queue_push(t.q, dma_make_pair(d, out), c->dst->nb[1], HEX_VLEN, valid * sizeof(float), cb - ca);
+        matmul_push_weights(&t, s, ahead, i + p < n);
+        if (i + p < n) {
+            matmul_job_next(c, &ahead);
+        }
+    }
+    for (uint32_t s = 0; s < p; s++) {
+        dma_queue_pop(t.q); /* a write-back, or a slot's first dummy */
+        dma_queue_pop(t.q); /* a dummy weight DMA */
+    }
+}
+
+/* ---- the prep worker ---- */
+
+/* Push the f32 row of column col (live false: a dummy) into staging row v. */
+static void matmul_push_col(const struct matmul_ctx *c, struct dma_queue *q, uint8_t *v, uint32_t col, bool live) {
+    const struct htp_tensor *x = c->src1;
+    if (!live) {
+        dma_queue_push(q, dma_make_pair(v, x->data), 0, 0, 0, 0);
+        return;
+    }
+    const struct htp_row_index ix = htp_row_unravel(col, x->ne[1], x->ne[2], &c->kp->div_ne11, &c->kp->div_ne11_ne12);
+    const uint32_t bytes = x->ne[0] * (uint32_t) sizeof(float);
+    dma_queue_push(q, dma_make_pair(v, htp_tensor_row(x, ix.i1, ix.i2, ix.i3)), bytes, bytes, bytes, 1);
+}
+
+static void matmul_prep_worker(unsigned nth, unsigned ith, void *arg) {
+    const struct matmul_ctx *c = arg;
+    const struct matmul_kparams *kp = c->kp;
+    struct htp_ctx *ctx = c->octx->ctx;
+    const uint32_t ca = c->c0 + ith * c->cols_per_act_thread;
+    const uint32_t cb = HEX_MIN(ca + c->cols_per_act_thread, c->c1);
+    (void) nth;
+    if (ca >= cb) {
+        return;
+    }
+    struct dma_queue *q = &ctx->dma[ith];
+    struct htp_trace *tr = &ctx->trace[ith];
+    uint8_t *stage = ctx->vtcm + c->layout.slices + (size_t) ith * c->layout.per_thread + c->layout.stage;
+    uint8_t *act = ctx->vtcm + c->layout.act;
+    const uint32_t ne10 = c->src1->ne[0];
+    for (uint32_t h = 0; h < 2; h++) {
+        matmul_push_col(c, q, stage + h * kp->stage_size, ca + h, ca + h < cb);
+    }
+    for (uint32_t col = ca; col < cb; col++) {
+        uint8_t *v = dma_queue_pop(q).dst;
+        if (!htp_op_skip_compute(c->octx)) {
+            uint8_t *out = act + (size_t) (col - c->c0) * kp->act_row_size;
+            htp_trace_start(tr, HTP_TRACE_HVX_A_QUANT, col);
+            switch ((enum matmul_path) kp->path) {
+                case MATMUL_PATH_F32: act_copy_f32_row(v, ne10, out); break;
+                case MATMUL_PATH_F16: act_cvt_f16_row(v, ne10, out); break;
+                case MATMUL_PATH_QUANT: act_quant_q8_row(v, ne10, out); break;
+            }
+            htp_trace_stop(tr, HTP_TRACE_HVX_A_QUANT, col);
+        }
+        matmul_push_col(c, q, v, col + 2, col + 2 < cb);
+    }
+    dma_queue_pop(q);
+    dma_queue_pop(q);
+}
+
+/* ---- the entry ---- */
+
+/* Shapes, types and kparams agree with each other and with the session; fills the weight geometry of c. */
+static uint32_t matmul_check(struct matmul_ctx *c, const struct htp_ctx *ctx) {
+    const struct matmul_kparams *kp = c->kp;
+    const struct htp_tensor *w = c->src0, *x = c->src1, *d = c->dst;
+    for (int i = 0; i < HTP_MAX_DIMS; i++) {
+        if (w->ne[i] == 0 || x->ne[i] == 0) {
+            return HTP_STATUS_INVAL_PARAMS;
+        }
+    }
+    const uint32_t ne00 = w->ne[0], ne01 = w->ne[1], ne02 = w->ne[2], ne03 = w->ne[3];
+    if (x->type != HTP_TYPE_F32 || x->nb[0] != 4 || d->type != HTP_TYPE_F32 || !htp_tensor_is_contiguous(d, 4) ||
+        x->ne[0] != ne00 || d->ne[0] != ne01 || d->ne[1] != x->ne[1] || d->ne[2] != x->ne[2] || d->ne[3] != x->ne[3] ||
+        x->ne[2] % ne02 != 0 || x->ne[3] % ne03 != 0) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    const uint64_t n_cols = (uint64_t) x->ne[1] * x->ne[2] * x->ne[3];
+    if (kp->n_threads == 0 || kp->n_threads > ctx->n_threads || kp->n_act_threads == 0 ||
+        kp->n_act_threads > kp->n_threads || kp->n_prefetch == 0 || kp->n_prefetch > MATMUL_MAX_PREFETCH ||
+        kp->cols_chunk == 0 || kp->n_cols != n_cols || kp->group_cols != x->ne[1] * (x->ne[2] / ne02) ||
+        kp->n_col_tiles != htp_tile_n_col_tiles(ne01) || kp->stage_size < ne00 * 4 || kp->stage_size % HEX_VLEN ||
+        kp->act_row_size % HEX_VLEN || kp->wrow_size % HEX_VLEN) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (kp->path > MATMUL_PATH_QUANT) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    c->tiled = (w->flags & HTP_TENSOR_TILED) != 0;
+    uint32_t act_row = 0, wrow = 0;
+    switch ((enum matmul_path) kp->path) {
+        case MATMUL_PATH_F32:
+        case MATMUL_PATH_F16:
+            c->elem_size = kp->path == MATMUL_PATH_F32 ? 4 : 2;
+            if (w->type != (kp->path == MATMUL_PATH_F32 ? HTP_TYPE_F32 : HTP_TYPE_F16) || w->nb[0] != c->elem_size ||
+                c->tiled) {
+                return HTP_STATUS_INVAL_PARAMS;
+            }
+            c->wrow_stride = hex_align_up(ne00 * c->elem_size, HEX_VLEN);
+            act_row = kp->path == MATMUL_PATH_F32 ? act_f32_row_size(ne00) : act_f16_row_size(ne00);
+            wrow = MATMUL_TILE_ROWS * c->wrow_stride;
+            break;
+        case MATMUL_PATH_QUANT: {
+            struct htp_tile_geom g = {0, 0, 0, 0};
+            if (!matmul_qtype_get(w->type, &c->qt) || !matmul_qkernels_get(w->type, c->tiled, &c->qk) ||
+                (c->tiled && (!htp_tile_geom_get((enum htp_type) w->type, &g) || g.k_cols != ACT_Q8_BLOCK))) {
+                return HTP_STATUS_NO_SUPPORT;
+            }
+            if (w->nb[0] != c->qt.blk_size || ne00 % ACT_Q8_BLOCK != 0) {
+                return HTP_STATUS_INVAL_PARAMS;
+            }
+            c->n_steps = ne00 / ACT_Q8_BLOCK;
+            if (c->tiled) {
+                c->tile_size = g.size;
+                c->tile_row_bytes = htp_tile_row_size(&g, ne00);
+                c->matrix_bytes = htp_tile_matrix_size(&g, ne00, ne01);
+            }
+            act_row = act_q8_row_size(ne00);
+            wrow = c->n_steps * c->qt.step_size;
+            break;
+        }
+    }
+    const uint32_t ndesc = matmul_wrow_ndesc(kp->path, c->tiled, MATMUL_TILE_ROWS);
+    if (kp->act_row_size < act_row || kp->wrow_size < wrow || kp->n_prefetch * (1 + ndesc) > VDSP_DMA_DEPTH) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    c->layout = matmul_plan_layout(kp);
+    return c->layout.total <= ctx->vtcm_size ? HTP_STATUS_OK : HTP_STATUS_VTCM_TOO_SMALL;
+}
+
+uint32_t op_matmul(struct htp_op_ctx *octx) {
+    struct htp_ctx *ctx = octx->ctx;
+    struct matmul_ctx c = {
+        .octx = octx,
+        .kp = htp_op_kparams(octx),
+        .src0 = octx->src[0],
+        .src1 = octx->src[1],
+        .dst = octx->dst[0],
+    };
+    const struct matmul_kparams *kp = c.kp;
+    const uint32_t st = matmul_check(&c, ctx);
+    if (st != HTP_STATUS_OK) {
+        return st;
+    }
+    c.ct_start = 0;
+    c.n_ct = kp->n_col_tiles;
+    if (ctx->mdev.count > 1) { /* devices split the tile rows: each writes whole 128-byte lines of dst rows */
+        const bool lines = htp_tensor_mdev_data_aligned(c.dst) && c.dst->nb[1] % HTP_TENSOR_MDEV_LINE_SIZE == 0;
+        const struct htp_tensor_mdev_range range = htp_tensor_mdev_partition(
+            kp->n_col_tiles, lines ? 1 : 0, ctx->mdev.idx, ctx->mdev.count, &ctx->mdev.count_div);
+        c.ct_start = range.start;
+        c.n_ct = range.count;
+    }
+    if (c.n_ct == 0) {
+        return HTP_STATUS_OK;
+    }
+    for (c.c0 = 0; c.c0 < kp->n_cols; c.c0 = c.c1) {
+        c.c1 = HEX_MIN(c.c0 + kp->cols_chunk, kp->n_cols);
+        c.g0 = c.c0 / kp->group_cols;
+        c.n_jobs = ((c.c1 - 1) / kp->group_cols - c.g0 + 1) * c.n_ct;
+        c.jobs_per_thread = (c.n_jobs + kp->n_threads - 1) / kp->n_threads;
+        const uint32_t n_act = HEX_MIN(kp->n_act_threads, c.c1 - c.c0);
+        c.cols_per_act_thread = (c.c1 - c.c0 + n_act - 1) / n_act;
+        if (work_queue_run(&ctx->wq, matmul_prep_worker, &c, n_act) != VDSP_FAULT_NONE ||
+            work_queue_run(&ctx->wq, matmul_compute_worker, &c, kp->n_threads) != VDSP_FAULT_NONE) {
+            return HTP_STATUS_FAULT;
+        }
+    }
+    return HTP_STATUS_OK;
+}
