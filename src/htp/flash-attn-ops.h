@@ -62,7 +62,6 @@ struct flash_attn_layout {
     uint32_t mask;       /* two halves of br rows of bc keys */
     uint32_t k_f32;      /* bc rows: an F16 K block widened (0 bytes for F32 K) */
     uint32_t v_f32;      /* bc rows: an F16 V block widened (0 bytes for F32 V) */
-    uint32_t p;          /* bc vectors: each key's probability in every lane */
     uint32_t o;          /* br accumulator rows */
     uint32_t m;          /* br vectors: each row's running maximum, in every lane */
     uint32_t l;          /* br vectors: each row's running sum */
@@ -89,7 +88,6 @@ static inline struct flash_attn_layout flash_attn_layout(const struct flash_attn
     l.mask = htp_vtcm_take(&top, 2ull * kp->br * l.mask_stride);
     l.k_f32 = htp_vtcm_take(&top, k_size == 4 ? 0 : (uint64_t) kp->bc * l.kf_stride);
     l.v_f32 = htp_vtcm_take(&top, v_size == 4 ? 0 : (uint64_t) kp->bc * l.vf_stride);
-    l.p = htp_vtcm_take(&top, (uint64_t) kp->bc * HEX_VLEN);
     l.o = htp_vtcm_take(&top, (uint64_t) kp->br * l.o_stride);
     l.m = htp_vtcm_take(&top, (uint64_t) kp->br * HEX_VLEN);
     l.l = htp_vtcm_take(&top, (uint64_t) kp->br * HEX_VLEN);
