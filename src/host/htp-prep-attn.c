@@ -30,9 +30,10 @@
 /* Threads and blocks. HTP_ATTN_MIN_BYTES_PER_THREAD: the row ops stream f32 through the emulation at about
  * 20 GB/s per worker, and waking a parked worker costs tens of microseconds on a loaded 2-core host, so a
  * worker is worth it from about 256 KiB of rows on (the figure src/host/htp-prep-rows.c measured for the
- * elementwise ops). HTP_ATTN_BLOCK_BYTES: DMA blocks of about 16 KiB per buffer. HTP_FA_MIN_MACS_PER_THREAD:
- * FLASH_ATTN_EXT computes about 2 (D + Dv) multiply-adds per query and key at roughly 1 GMAC/s per worker
- * (vnpu-test-ops perf), so 2^20 of them (about 1 ms) per extra worker. */
+ * elementwise ops; SOFT_MAX, with its exponentials, streams about 2 GB/s, so 256 KiB is still 0.1 ms of work).
+ * HTP_ATTN_BLOCK_BYTES: DMA blocks of about 16 KiB per buffer. HTP_FA_MIN_MACS_PER_THREAD: FLASH_ATTN_EXT does
+ * D + Dv multiply-adds per query row and key, about 1.8 G/s per host core (vnpu-test-ops perf, the decode case
+ * [128, 1, 32] x 1024 keys: 8.4 M in 2.3 ms on 2 cores), so 2^20 of them (0.6 ms) per extra worker. */
 #define HTP_ATTN_MIN_BYTES_PER_THREAD (256u << 10)
 #define HTP_ATTN_BLOCK_BYTES          (16u << 10)
 #define HTP_FA_MIN_MACS_PER_THREAD    (1u << 20)
