@@ -1,49 +1,49 @@
 /*
  * Dequantizers of GGML's flat blocks (dequant.h). The DMA has split each block into its fields (get-rows-ops.h),
- * so every region is a dense array: codes of consecutive blocks back to back, one scale (pair) per block, the
- * K-quants' packed scale bytes already spread to one byte per sub-block. What is left is bit work on whole
- * vectors: nibble and bit-plane extraction, interleaves that put the codes in element order, table lookups
- * (vlut32: IQ4_NL's and MXFP4's levels), the K-quants' 6-bit scale unpacking, and their super-block scales
- * expanded over the sub-blocks. Block formats: src/base/quants.h (GGML's ggml-common.h), restated where used.
+ * so every region is a dense array: one scale (pair) per block, the K-quants' packed scale bytes spread to one
+ * byte per sub-block, and the codes laid out so that element e sits at byte e: a run of bytes holding two
+ * nibbles (or four 2-bit fields, or eight bits) of different elements comes twice (four, eight times), and each
+ * copy gives the field its position asks for. What is left is bit work on whole vectors: fields by position,
+ * table lookups (vlut32: IQ4_NL's and MXFP4's levels), the K-quants' 6-bit scale unpacking, and their
+ * super-block scales expanded over the sub-blocks. Block formats: src/base/quants.h (GGML's ggml-common.h),
+ * restated where used.
  */
 #include "dequant.h"
 
-/* Blocks of 32 with nibbles: byte j of a block's 16 holds element j (low nibble) and j + 16 (high nibble); the
- * codes are levels[nibble]. */
-static void dq_flat_nibbles(const uint8_t *qs, uint32_t n, uint8_t *codes, const int8_t levels[16]) {
-    const HVX_Vector lut = dq_lut16(levels);
-    for (uint32_t i = 0; i < dq_nvec(n / 2); i++) {
-        const HVX_Vector v = hvx_vmem_ld(DQ_VEC(qs, i));
-        const HVX_VectorPair e = Q6_W_vshuff_VVR(Q6_Vub_vlsr_VubR(v, 4), dq_bits(v, 0, 0x0F), -16);
-        hvx_vmem_st(DQ_VEC(codes, 2 * i), Q6_Vb_vlut32_VbVbR(Q6_V_lo_W(e), lut, 0));
-        hvx_vmem_st(DQ_VEC(codes, 2 * i + 1), Q6_Vb_vlut32_VbVbR(Q6_V_hi_W(e), lut, 0));
+/* Blocks of 32 with nibbles: byte j of a block's 16 holds element j (low nibble) and j + 16 (high nibble), and
+ * the DMA gave each block's 16 bytes twice; the codes are the table's level of each nibble. */
+static void dq_flat_nibbles(const uint8_t *qs, uint32_t n, uint8_t *codes, enum dq_lut_id lut) {
+    const HVX_Vector table = hvx_vmem_ld(dq_luts[lut]);
+    for (uint32_t i = 0; i < dq_nvec(n); i++) {
+        const HVX_Vector q = dq_nibble_by_position(hvx_vmem_ld(DQ_VEC(qs, i)), 16);
+        hvx_vmem_st(DQ_VEC(codes, i), Q6_Vb_vlut32_VbVbR(q, table, 0));
     }
 }
 
 /* Q4_0: x = (q - 8) * d. */
 const uint8_t *dq_flat_q4_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    dq_flat_nibbles(region[GR_QS], n, o->codes, dq_levels[DQ_LEVELS_Q4_0]);
+    dq_flat_nibbles(region[GR_QS], n, o->codes, DQ_LUT_Q4_0);
     dq_scales_hf(region[GR_D], n / 32, o->scale);
     return o->codes;
 }
 
 /* IQ4_NL: x = kvalues_iq4nl[q] * d. */
 const uint8_t *dq_flat_iq4_nl(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    dq_flat_nibbles(region[GR_QS], n, o->codes, dq_levels[DQ_LEVELS_IQ4_NL]);
+    dq_flat_nibbles(region[GR_QS], n, o->codes, DQ_LUT_IQ4_NL);
     dq_scales_hf(region[GR_D], n / 32, o->scale);
     return o->codes;
 }
 
 /* Q4_1: x = q * d + m, (d, m) per block. */
 const uint8_t *dq_flat_q4_1(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    dq_flat_nibbles(region[GR_QS], n, o->codes, dq_levels[DQ_LEVELS_U4]);
+    dq_flat_nibbles(region[GR_QS], n, o->codes, DQ_LUT_U4);
     dq_scales_hf_pairs(region[GR_D], n / 32, o->scale, o->bias);
     return o->codes;
 }
 
 /* MXFP4: x = kvalues_mxfp4[q] * 2^(e - 128). */
 const uint8_t *dq_flat_mxfp4(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    dq_flat_nibbles(region[GR_QS], n, o->codes, dq_levels[DQ_LEVELS_MXFP4]);
+    dq_flat_nibbles(region[GR_QS], n, o->codes, DQ_LUT_MXFP4);
     dq_scales_e8m0(region[GR_D], n / 32, o->scale);
     return o->codes;
 }
@@ -54,7 +54,8 @@ const uint8_t *dq_flat_q8_0(const uint8_t *const region[GR_N_REGIONS], uint32_t 
     return region[GR_QS];
 }
 
-/* Q1_0: element 8 k + b is bit b of byte k of the codes (blocks of 128 back to back): -d when clear, +d when set. */
+/* Q1_0: element 8 k + b is bit b of byte k of the codes (blocks of 128 back to back): -d when clear, +d when set.
+ * Bit planes interleaved byte by byte. */
 const uint8_t *dq_flat_q1_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
     for (uint32_t i = 0; i < dq_nvec(n / 8); i++) {
         HVX_Vector p[8];
@@ -78,20 +79,25 @@ const uint8_t *dq_flat_q2_0(const uint8_t *const region[GR_N_REGIONS], uint32_t 
     return o->codes;
 }
 
-/* The K-quants' 2-bit planes (Q2_K's codes, Q3_K's low bits, Q6_K's high bits): per 128 elements 32 bytes,
- * element 32 s + l at bits 2 s of byte l. Vector i of them (4 runs of 32 bytes) -> codes 512 i .. 512 i + 511. */
-static void dq_flat_planes2(HVX_Vector v, HVX_Vector p[4]) {
-    dq_pair_planes(v, 0, p);
-    dq_interleave(p, 4, 1, 32);
+/* codes[e] = the 2-bit field of element e (Q2_K's codes, Q3_K's low bits): the plane with each run of 32 bytes
+ * four times, element e at byte e, its bits at 2 (e / 32 % 4). */
+static void dq_flat_codes2(const uint8_t *q, uint32_t n, uint8_t *codes) {
+    const HVX_Vector shift = dq_segment_shift(2, 0);
+    for (uint32_t i = 0; i < dq_nvec(n); i++) {
+        hvx_vmem_st(DQ_VEC(codes, i), dq_field(hvx_vmem_ld(DQ_VEC(q, i)), shift, 3));
+    }
 }
 
-/* Per super-block 32 bytes of one bit each (Q3_K's hmask, Q5_K's qh): element 32 b + l at bit b of byte l. Vector i
- * of them (4 super-blocks) -> bits of elements 1024 i .. 1024 i + 1023, one byte (0 or 1) each. */
-static void dq_flat_planes1(HVX_Vector v, HVX_Vector p[8]) {
-    for (uint32_t b = 0; b < 8; b++) {
-        p[b] = dq_bits(v, b, 1);
+/* codes[e] += bit of element e ? on : off (Q3_K's hmask, Q5_K's qh): the 32 bytes of a super-block eight times,
+ * element e at byte e, its bit at e / 32: segments 0..3 of even vectors, 4..7 of odd ones. */
+static void dq_flat_add_bits(const uint8_t *h, uint32_t n, uint8_t *codes, int8_t on, int8_t off) {
+    const HVX_Vector shift[2] = {dq_segment_shift(1, 0), dq_segment_shift(1, 4)};
+    for (uint32_t i = 0; i < dq_nvec(n); i++) {
+        const HVX_Vector bit = dq_field(hvx_vmem_ld(DQ_VEC(h, i)), shift[i % 2], 1);
+        const HVX_Vector add =
+            Q6_V_vmux_QVV(Q6_Q_vand_VR(bit, 0x01010101), Q6_Vb_vsplat_R((uint8_t) on), Q6_Vb_vsplat_R((uint8_t) off));
+        hvx_vmem_st(DQ_VEC(codes, i), Q6_Vb_vadd_VbVb(hvx_vmem_ld(DQ_VEC(codes, i)), add));
     }
-    dq_interleave(p, 8, 1, 32);
 }
 
 /* Super-block d (F16, one per 256 elements at d) spread over its sub-blocks of sub elements, as F32, into out. */
@@ -102,11 +108,7 @@ static void dq_flat_spread(const uint8_t *d, uint32_t n, uint32_t sub, uint8_t *
 
 /* Q2_K: x = d * (sc & 15) * q - dmin * (sc >> 4), 16 scale bytes per super-block in sub-block order. */
 const uint8_t *dq_flat_q2_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    for (uint32_t i = 0; i < dq_nvec(n / 4); i++) {
-        HVX_Vector p[4];
-        dq_flat_planes2(hvx_vmem_ld(DQ_VEC(region[GR_QS], i)), p);
-        dq_store(o->codes, 4 * i, p, 4);
-    }
+    dq_flat_codes2(region[GR_QS], n, o->codes);
     for (uint32_t i = 0; i < dq_nvec(n / 16); i++) {
         const HVX_Vector sc = hvx_vmem_ld(DQ_VEC(region[GR_SC], i));
         hvx_vmem_st(DQ_VEC(o->tmp + DQ_TMP_SC, i), dq_bits(sc, 0, 0x0F));
@@ -125,19 +127,8 @@ const uint8_t *dq_flat_q2_K(const uint8_t *const region[GR_N_REGIONS], uint32_t 
  * super-block in SC (bytes 0..7 of the packed scales, twice) and SC1 (bytes 8..11, four times): scale j takes the
  * low nibble of byte j (j < 8) or the high nibble of byte j - 8, and bits 2 (j / 4) of byte 8 + j % 4 on top. */
 const uint8_t *dq_flat_q3_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    for (uint32_t i = 0; i < dq_nvec(n / 4); i++) {
-        HVX_Vector p[4];
-        dq_flat_planes2(hvx_vmem_ld(DQ_VEC(region[GR_QS], i)), p);
-        dq_store(o->codes, 4 * i, p, 4);
-    }
-    for (uint32_t i = 0; i < dq_nvec(n / 8); i++) {
-        HVX_Vector p[8];
-        dq_flat_planes1(hvx_vmem_ld(DQ_VEC(region[GR_QH], i)), p);
-        for (uint32_t b = 0; b < 8; b++) { /* + 4 * bit - 4 */
-            const HVX_Vector add = Q6_Vb_vsub_VbVb(Q6_Vh_vasl_VhR(p[b], 2), Q6_Vb_vsplat_R(4));
-            hvx_vmem_st(DQ_VEC(o->codes, 8 * i + b), Q6_Vb_vadd_VbVb(hvx_vmem_ld(DQ_VEC(o->codes, 8 * i + b)), add));
-        }
-    }
+    dq_flat_codes2(region[GR_QS], n, o->codes);
+    dq_flat_add_bits(region[GR_QH], n, o->codes, 0, -4);
     const HVX_Vector index = dq_byte_index();
     const HVX_VectorPred high_nibble = Q6_Q_vand_VR(index, 0x08080808); /* j >= 8 in the 16 */
     /* per halfword the shift 2 (j / 4) of its bytes j, j + 1 (the low byte of each shift count) */
@@ -145,7 +136,7 @@ const uint8_t *dq_flat_q3_K(const uint8_t *const region[GR_N_REGIONS], uint32_t 
     for (uint32_t i = 0; i < dq_nvec(n / 16); i++) {
         const HVX_Vector l = hvx_vmem_ld(DQ_VEC(region[GR_SC], i)), h = hvx_vmem_ld(DQ_VEC(region[GR_SC1], i));
         const HVX_Vector lo = Q6_V_vmux_QVV(high_nibble, Q6_Vub_vlsr_VubR(l, 4), dq_bits(l, 0, 0x0F));
-        const HVX_Vector hi = Q6_V_vand_VV(Q6_Vh_vlsr_VhVh(h, shift), Q6_Vb_vsplat_R(3));
+        const HVX_Vector hi = dq_field(h, shift, 3);
         const HVX_Vector sc = Q6_Vb_vsub_VbVb(Q6_V_vor_VV(lo, Q6_Vh_vasl_VhR(hi, 4)), Q6_Vb_vsplat_R(32));
         hvx_vmem_st(DQ_VEC(o->tmp + DQ_TMP_SC, i), sc);
     }
@@ -157,13 +148,10 @@ const uint8_t *dq_flat_q3_K(const uint8_t *const region[GR_N_REGIONS], uint32_t 
 /* Q4_K and Q5_K: x = d * sc * q - dmin * m per sub-block of 32, 6-bit sc and m (get_scale_min_k4). The DMA left
  * 8-byte records per super-block: SC = bytes 0..3, 8..11, SC1 = 4..7, 8..11, SC2 = -, 0..3, SC3 = -, 4..7, so
  * sc_j = j < 4 ? SC & 63 : (SC & 15) | (SC2 >> 6) << 4, and m_j = j < 4 ? SC1 & 63 : (SC1 >> 4) | (SC3 >> 6) << 4.
- * Codes: per 64 elements 32 bytes, low nibbles then high nibbles. */
+ * Codes: per 64 elements 32 bytes, low nibbles then high nibbles, each run twice. */
 static void dq_flat_q45_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    for (uint32_t i = 0; i < dq_nvec(n / 2); i++) {
-        const HVX_Vector v = hvx_vmem_ld(DQ_VEC(region[GR_QS], i));
-        const HVX_VectorPair e = Q6_W_vshuff_VVR(Q6_Vub_vlsr_VubR(v, 4), dq_bits(v, 0, 0x0F), -32);
-        hvx_vmem_st(DQ_VEC(o->codes, 2 * i), Q6_V_lo_W(e));
-        hvx_vmem_st(DQ_VEC(o->codes, 2 * i + 1), Q6_V_hi_W(e));
+    for (uint32_t i = 0; i < dq_nvec(n); i++) {
+        hvx_vmem_st(DQ_VEC(o->codes, i), dq_nibble_by_position(hvx_vmem_ld(DQ_VEC(region[GR_QS], i)), 32));
     }
     const HVX_VectorPred upper = Q6_Q_vand_VR(dq_byte_index(), 0x04040404); /* j >= 4 in the 8 */
     for (uint32_t i = 0; i < dq_nvec(n / 32); i++) {
@@ -192,34 +180,20 @@ const uint8_t *dq_flat_q4_K(const uint8_t *const region[GR_N_REGIONS], uint32_t 
 /* Q5_K: Q4_K's codes + 16 times the fifth bit (qh: element 32 b + l at bit b of byte l). */
 const uint8_t *dq_flat_q5_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
     dq_flat_q45_K(region, n, o);
-    for (uint32_t i = 0; i < dq_nvec(n / 8); i++) {
-        HVX_Vector p[8];
-        dq_flat_planes1(hvx_vmem_ld(DQ_VEC(region[GR_QH], i)), p);
-        for (uint32_t b = 0; b < 8; b++) {
-            const HVX_Vector add = Q6_Vh_vasl_VhR(p[b], 4);
-            hvx_vmem_st(DQ_VEC(o->codes, 8 * i + b), Q6_Vb_vadd_VbVb(hvx_vmem_ld(DQ_VEC(o->codes, 8 * i + b)), add));
-        }
-    }
+    dq_flat_add_bits(region[GR_QH], n, o->codes, 16, 0);
     return o->codes;
 }
 
-/* Q6_K: x = d * sc * (q - 32) per sub-block of 16, sc signed; q's low 4 bits from ql (per 128 elements 64 bytes:
- * elements 0..31 / 32..63 the low nibbles of bytes 0..31 / 32..63, 64..127 their high nibbles), its high 2 bits
- * from qh (per 128 elements 32 bytes, the 2-bit plane of Q2_K). */
+/* Q6_K: x = d * sc * (q - 32) per sub-block of 16, sc signed; q's low 4 bits from ql (per 128 elements 64 bytes,
+ * each half twice: elements 0..63 the low nibbles, 64..127 the high ones), its high 2 bits from qh (the 2-bit
+ * plane, each run four times). */
 const uint8_t *dq_flat_q6_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    for (uint32_t i = 0; i < dq_nvec(n / 2); i++) {
-        const HVX_Vector v = hvx_vmem_ld(DQ_VEC(region[GR_QS], i));
-        const HVX_VectorPair e = Q6_W_vshuff_VVR(Q6_Vub_vlsr_VubR(v, 4), dq_bits(v, 0, 0x0F), -64);
-        hvx_vmem_st(DQ_VEC(o->codes, 2 * i), Q6_V_lo_W(e));
-        hvx_vmem_st(DQ_VEC(o->codes, 2 * i + 1), Q6_V_hi_W(e));
-    }
-    for (uint32_t i = 0; i < dq_nvec(n / 4); i++) {
-        HVX_Vector p[4];
-        dq_flat_planes2(hvx_vmem_ld(DQ_VEC(region[GR_QH], i)), p);
-        for (uint32_t s = 0; s < 4; s++) { /* low | high << 4, - 32 */
-            const HVX_Vector q = Q6_V_vor_VV(hvx_vmem_ld(DQ_VEC(o->codes, 4 * i + s)), Q6_Vh_vasl_VhR(p[s], 4));
-            hvx_vmem_st(DQ_VEC(o->codes, 4 * i + s), Q6_Vb_vsub_VbVb(q, Q6_Vb_vsplat_R(32)));
-        }
+    const HVX_Vector shift = dq_segment_shift(2, 0);
+    for (uint32_t i = 0; i < dq_nvec(n); i++) {
+        const HVX_Vector low = dq_nibble_by_position(hvx_vmem_ld(DQ_VEC(region[GR_QS], i)), 64);
+        const HVX_Vector high = dq_field(hvx_vmem_ld(DQ_VEC(region[GR_QH], i)), shift, 3);
+        const HVX_Vector q = Q6_V_vor_VV(low, Q6_Vh_vasl_VhR(high, 4));
+        hvx_vmem_st(DQ_VEC(o->codes, i), Q6_Vb_vsub_VbVb(q, Q6_Vb_vsplat_R(32)));
     }
     dq_flat_spread(region[GR_D], n, 16, o->tmp + DQ_TMP_D, o->scale);
     dq_scale_by_bytes(o->scale, region[GR_SC], n / 16, true);

@@ -14,16 +14,30 @@
  */
 #include "dequant.h"
 
-const int8_t dq_levels[4][16] = {
-    [DQ_LEVELS_Q4_0] = {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7},
-    [DQ_LEVELS_U4] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
-    [DQ_LEVELS_IQ4_NL] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113},
-    [DQ_LEVELS_MXFP4] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12},
+/* clang-format off */
+#define DQ_LUT(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p) \
+    {(uint8_t) (a), 0, (uint8_t) (b), 0, (uint8_t) (c), 0, (uint8_t) (d), 0, (uint8_t) (e), 0, (uint8_t) (f), 0, \
+     (uint8_t) (g), 0, (uint8_t) (h), 0, (uint8_t) (i), 0, (uint8_t) (j), 0, (uint8_t) (k), 0, (uint8_t) (l), 0, \
+     (uint8_t) (m), 0, (uint8_t) (n), 0, (uint8_t) (o), 0, (uint8_t) (p), 0}
+const uint8_t dq_luts[4][HEX_VLEN] __attribute__((aligned(HEX_VLEN))) = {
+    [DQ_LUT_Q4_0] = DQ_LUT(-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7),
+    [DQ_LUT_U4] = DQ_LUT(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+    [DQ_LUT_IQ4_NL] = DQ_LUT(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113),
+    [DQ_LUT_MXFP4] = DQ_LUT(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12),
 };
+const uint8_t dq_index[HEX_VLEN] __attribute__((aligned(HEX_VLEN))) = {
+    0,   1,   2,   3,   4,   5,   6,   7,   8,   9,   10,  11,  12,  13,  14,  15,  16,  17,  18,  19,  20,  21,
+    22,  23,  24,  25,  26,  27,  28,  29,  30,  31,  32,  33,  34,  35,  36,  37,  38,  39,  40,  41,  42,  43,
+    44,  45,  46,  47,  48,  49,  50,  51,  52,  53,  54,  55,  56,  57,  58,  59,  60,  61,  62,  63,  64,  65,
+    66,  67,  68,  69,  70,  71,  72,  73,  74,  75,  76,  77,  78,  79,  80,  81,  82,  83,  84,  85,  86,  87,
+    88,  89,  90,  91,  92,  93,  94,  95,  96,  97,  98,  99,  100, 101, 102, 103, 104, 105, 106, 107, 108, 109,
+    110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127,
+};
+/* clang-format on */
 
-/* Nibble pairs (16 bytes per tile) -> codes levels[nibble] in k order: 8 tiles per vector. */
-static void dq_tiled_nibbles(const uint8_t *qs, uint32_t n, uint8_t *codes, const int8_t levels[16]) {
-    const HVX_Vector lut = dq_lut16(levels);
+/* Nibble pairs (16 bytes per tile) -> the table's level of each nibble, in k order: 8 tiles per vector. */
+static void dq_tiled_nibbles(const uint8_t *qs, uint32_t n, uint8_t *codes, enum dq_lut_id id) {
+    const HVX_Vector lut = hvx_vmem_ld(dq_luts[id]);
     for (uint32_t i = 0; i < dq_nvec(n / 2); i++) {
         const HVX_Vector v = hvx_vmem_ld(DQ_VEC(qs, i));
         const HVX_VectorPair e = Q6_W_vshuff_VVR(Q6_Vub_vlsr_VubR(v, 4), dq_bits(v, 0, 0x0F), -1);
@@ -44,28 +58,28 @@ static void dq_tiled_pairs(const uint8_t *qs, uint32_t n, uint8_t *codes, uint8_
 
 /* Q4_0: x = (q - 8) * d. */
 const uint8_t *dq_tiled_q4_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    dq_tiled_nibbles(region[GR_QS], n, o->codes, dq_levels[DQ_LEVELS_Q4_0]);
+    dq_tiled_nibbles(region[GR_QS], n, o->codes, DQ_LUT_Q4_0);
     dq_scales_hf(region[GR_D], n / 32, o->scale);
     return o->codes;
 }
 
 /* IQ4_NL: x = kvalues_iq4nl[q] * d. */
 const uint8_t *dq_tiled_iq4_nl(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    dq_tiled_nibbles(region[GR_QS], n, o->codes, dq_levels[DQ_LEVELS_IQ4_NL]);
+    dq_tiled_nibbles(region[GR_QS], n, o->codes, DQ_LUT_IQ4_NL);
     dq_scales_hf(region[GR_D], n / 32, o->scale);
     return o->codes;
 }
 
 /* MXFP4: x = kvalues_mxfp4[q] * 2^(e - 128). */
 const uint8_t *dq_tiled_mxfp4(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    dq_tiled_nibbles(region[GR_QS], n, o->codes, dq_levels[DQ_LEVELS_MXFP4]);
+    dq_tiled_nibbles(region[GR_QS], n, o->codes, DQ_LUT_MXFP4);
     dq_scales_e8m0(region[GR_D], n / 32, o->scale);
     return o->codes;
 }
 
 /* Q4_1: x = q * d + m; Q4_K: x = (d * sc) * q + (-dmin * m), the tile's (scale, bias) pair per 32. */
 const uint8_t *dq_tiled_q4_1(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    dq_tiled_nibbles(region[GR_QS], n, o->codes, dq_levels[DQ_LEVELS_U4]);
+    dq_tiled_nibbles(region[GR_QS], n, o->codes, DQ_LUT_U4);
     dq_scales_hf_pairs(region[GR_D], n / 32, o->scale, o->bias);
     return o->codes;
 }

@@ -39,14 +39,14 @@ struct dq_out {
 #define DQ_TMP_D   2048 /* super-block d as F32 */
 #define DQ_TMP_DM  2176 /* super-block dmin (or -dmin) as F32 */
 
-/* The integer of each 4-bit code (index: the nibble) of the nibble types (dequant-tiled.c). */
-enum dq_levels_id {
-    DQ_LEVELS_Q4_0 = 0,   /* q - 8 */
-    DQ_LEVELS_U4 = 1,     /* q: Q4_1, Q4_K, Q5_K */
-    DQ_LEVELS_IQ4_NL = 2, /* kvalues_iq4nl */
-    DQ_LEVELS_MXFP4 = 3,  /* kvalues_mxfp4: the E2M1 values doubled (the E8M0 scale halves them) */
+/* The vlut32 tables of the nibble types (dequant-tiled.c): the integer of each 4-bit code at byte 2 * code. */
+enum dq_lut_id {
+    DQ_LUT_Q4_0 = 0,   /* q - 8 */
+    DQ_LUT_U4 = 1,     /* q: Q4_1, Q4_K, Q5_K */
+    DQ_LUT_IQ4_NL = 2, /* kvalues_iq4nl */
+    DQ_LUT_MXFP4 = 3,  /* kvalues_mxfp4: the E2M1 values doubled (the E8M0 scale halves them) */
 };
-extern const int8_t dq_levels[4][16];
+extern const uint8_t dq_luts[4][HEX_VLEN];
 
 /* Dequantize a task of n elements (a multiple of the type's block, at most GR_CHUNK_MAX): regions
  * (get-rows-ops.h) -> codes (returned: o->codes, or a region that already holds them), o->scale[n / sub],
@@ -97,18 +97,40 @@ static inline uint32_t dq_nvec(uint32_t bytes) {
     return (bytes + HEX_VLEN - 1) / HEX_VLEN;
 }
 
+/* Byte i is i (dequant-tiled.c): position masks and shift counts come from it. */
+extern const uint8_t dq_index[HEX_VLEN];
+
+static inline HVX_Vector dq_byte_index(void) {
+    return hvx_vmem_ld(dq_index);
+}
+
+/* Per halfword, in its low byte: mul times the 32-byte segment (0..3) it lies in, plus add; a shift count for
+ * Q6_Vh_vlsr_VhVh that takes a different bit field from each segment. */
+static inline HVX_Vector dq_segment_shift(uint32_t mul, uint32_t add) {
+    const HVX_Vector seg = Q6_V_vand_VV(Q6_Vub_vlsr_VubR(dq_byte_index(), 5), Q6_Vb_vsplat_R(3));
+    HVX_Vector s = Q6_Vb_vsplat_R((uint8_t) add);
+    for (uint32_t k = 0; k < mul; k++) {
+        s = Q6_Vb_vadd_VbVb(s, seg);
+    }
+    return Q6_V_vand_VV(s, Q6_V_vsplat_R(0x00FF00FF));
+}
+
+/* (v >> shift) & mask per byte, shift per halfword (dq_segment_shift): the bits a halfword's high byte shifts into
+ * its low byte land above any field of up to 8 - shift bits. */
+static inline HVX_Vector dq_field(HVX_Vector v, HVX_Vector shift, uint8_t mask) {
+    return Q6_V_vand_VV(Q6_Vh_vlsr_VhVh(v, shift), Q6_Vb_vsplat_R(mask));
+}
+
+/* The nibble each byte's position asks for: the high nibble where the position has bit `half` set (the second
+ * of the DMA's two copies of a run), else the low one. */
+static inline HVX_Vector dq_nibble_by_position(HVX_Vector v, uint32_t half) {
+    const HVX_VectorPred high = Q6_Q_vand_VR(dq_byte_index(), half * 0x01010101u);
+    return Q6_V_vmux_QVV(high, Q6_Vub_vlsr_VubR(v, 4), Q6_V_vand_VV(v, Q6_Vb_vsplat_R(0x0F)));
+}
+
 /* (v >> shift) & mask per byte. */
 static inline HVX_Vector dq_bits(HVX_Vector v, uint32_t shift, uint8_t mask) {
     return Q6_V_vand_VV(Q6_Vub_vlsr_VubR(v, shift), Q6_Vb_vsplat_R(mask));
-}
-
-/* The 16-entry byte table t as a vlut32 table: entry k at byte 2 k. */
-static inline HVX_Vector dq_lut16(const int8_t t[16]) {
-    HVX_Vector v = Q6_V_vzero();
-    for (int k = 15; k >= 0; k--) { /* built once per task: a shift in per entry */
-        v = Q6_V_vlalign_VVR(v, Q6_Vb_vsplat_R((uint8_t) t[k]), 2);
-    }
-    return v;
 }
 
 /* Interleave n sequences of g vectors each (n a power of two, in v[0..n g), sequence s at v[s g]), element size
@@ -203,12 +225,6 @@ static inline void dq_expand(const uint8_t *in, uint32_t count, uint32_t levels,
     for (uint32_t i = 0; j < n_out; i++) {
         dq_expand_rec(hvx_vmem_ld(DQ_VEC(in, i)), levels, out, &j, n_out);
     }
-}
-
-/* Byte i of the vector is i. */
-static inline HVX_Vector dq_byte_index(void) {
-    const HVX_Vector one = Q6_Vb_vsplat_R(1);
-    return Q6_Vb_vsub_VbVb(Q6_Vb_prefixsum_Q(Q6_Q_vand_VR(one, 0x01010101)), one);
 }
 
 /* scale[j] *= (float) sc[j] for the count sub-block integers sc (bytes, signed or not), both in row order. */

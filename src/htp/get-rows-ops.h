@@ -52,14 +52,14 @@ struct gr_dma {
     uint16_t off;    /* byte of the block or tile the unit's bytes start at (for the row's place see r_mul) */
     uint8_t size;    /* bytes per unit */
     uint8_t region;  /* enum gr_region */
-    uint8_t stride;  /* bytes per unit in the region */
+    uint16_t stride; /* bytes per unit in the region */
     uint8_t dst_off; /* byte of the unit's slot where they land */
     uint8_t r_mul;   /* tiled: + (r % r_mod) * r_mul for row r of its tile */
     uint8_t r_mod;   /* tiled: rows per step of `group` (32: all in one tile; Q2_K's d: 8 rows per tile) */
     uint8_t group;   /* tiled: tiles per unit (8 for Q2_K's d and -dmin: one per super-block) */
 };
 
-#define GR_MAX_DMA 21
+#define GR_MAX_DMA 23
 
 /* How one type's rows are read in one layout. */
 struct gr_layout {
@@ -75,181 +75,104 @@ struct gr_type {
     struct gr_layout flat, tiled;
 };
 
-/* The tiled nibble-pair plane: byte 32 * cp + r of the tile (codes 2 cp, 2 cp + 1 of row r) to byte cp of the
- * tile's 16 (the pairs in order). */
-#define GR_NIBBLE(cp) \
-    { 32 * (cp), 1, GR_QS, 16, (cp), 1, 32, 1 }
-#define GR_NIBBLES                                                                                                  \
+/* clang-format off */
+/* A flat descriptor: size bytes at off of each block to byte dst_off of the block's stride bytes of region. */
+#define GR_F(off, size, region, stride, dst_off) {(off), (size), (region), (stride), (dst_off), 0, 32, 1}
+/* Twice the block's n bytes at off, side by side (stride 2 n): the codes' low and high nibbles (or bits) are then
+ * picked by position instead of shuffled into place. */
+#define GR_F2(off, n, region) GR_F(off, n, region, 2 * (n), 0), GR_F(off, n, region, 2 * (n), n)
+/* The 2-bit plane of the K-quants (per 128 elements 32 bytes, element 32 s + l at bits 2 s of byte l): each run of
+ * 32 bytes four times, so element e of the super-block sits at byte e (its bits at 2 (e / 32 % 4)). */
+#define GR_F4(off, g, region)                                                                                  \
+    GR_F((off) + 32 * (g), 32, region, 256, 128 * (g)), GR_F((off) + 32 * (g), 32, region, 256, 128 * (g) + 32), \
+    GR_F((off) + 32 * (g), 32, region, 256, 128 * (g) + 64), GR_F((off) + 32 * (g), 32, region, 256, 128 * (g) + 96)
+#define GR_F2BIT(off, region) GR_F4(off, 0, region), GR_F4(off, 1, region)
+/* The 1-bit plane (element 32 b + l at bit b of byte l): the 32 bytes eight times, element e at byte e. */
+#define GR_F1BIT(off, region)                                                                                      \
+    GR_F(off, 32, region, 256, 0), GR_F(off, 32, region, 256, 32), GR_F(off, 32, region, 256, 64),                  \
+    GR_F(off, 32, region, 256, 96), GR_F(off, 32, region, 256, 128), GR_F(off, 32, region, 256, 160),               \
+    GR_F(off, 32, region, 256, 192), GR_F(off, 32, region, 256, 224)
+/* Q4_K's and Q5_K's nibbles (per 64 elements 32 bytes, low nibbles then high): each run of 32 bytes twice. */
+#define GR_FNIB32(off, g) GR_F((off) + 32 * (g), 32, GR_QS, 256, 64 * (g)), GR_F((off) + 32 * (g), 32, GR_QS, 256, 64 * (g) + 32)
+#define GR_FNIB_K(off) GR_FNIB32(off, 0), GR_FNIB32(off, 1), GR_FNIB32(off, 2), GR_FNIB32(off, 3)
+
+/* A tiled descriptor: size bytes at off + r * r_mul of each tile to byte dst_off of the tile's stride bytes. */
+#define GR_T(off, size, region, stride, dst_off, r_mul) {(off), (size), (region), (stride), (dst_off), (r_mul), 32, 1}
+/* The nibble-pair plane: byte 32 cp + r (codes 2 cp, 2 cp + 1 of row r) to byte cp of the tile's 16. */
+#define GR_NIBBLE(cp) GR_T(32 * (cp), 1, GR_QS, 16, (cp), 1)
+#define GR_NIBBLES                                                                                              \
     GR_NIBBLE(0), GR_NIBBLE(1), GR_NIBBLE(2), GR_NIBBLE(3), GR_NIBBLE(4), GR_NIBBLE(5), GR_NIBBLE(6), GR_NIBBLE(7), \
-        GR_NIBBLE(8), GR_NIBBLE(9), GR_NIBBLE(10), GR_NIBBLE(11), GR_NIBBLE(12), GR_NIBBLE(13), GR_NIBBLE(14),      \
-        GR_NIBBLE(15)
-/* Q8_0's byte-pair plane: the pair at 64 * cp + 2 r to bytes 2 cp, 2 cp + 1 of the tile's 32. */
-#define GR_PAIR(cp) \
-    { 64 * (cp), 2, GR_QS, 32, 2 * (cp), 2, 32, 1 }
+    GR_NIBBLE(8), GR_NIBBLE(9), GR_NIBBLE(10), GR_NIBBLE(11), GR_NIBBLE(12), GR_NIBBLE(13), GR_NIBBLE(14), GR_NIBBLE(15)
+/* Q8_0's byte-pair plane: the pair at 64 cp + 2 r to bytes 2 cp, 2 cp + 1 of the tile's 32: the codes in order. */
+#define GR_PAIR(cp) GR_T(64 * (cp), 2, GR_QS, 32, 2 * (cp), 2)
+#define GR_PAIRS                                                                                                \
+    GR_PAIR(0), GR_PAIR(1), GR_PAIR(2), GR_PAIR(3), GR_PAIR(4), GR_PAIR(5), GR_PAIR(6), GR_PAIR(7), GR_PAIR(8),    \
+    GR_PAIR(9), GR_PAIR(10), GR_PAIR(11), GR_PAIR(12), GR_PAIR(13), GR_PAIR(14), GR_PAIR(15)
 /* Word m of a vrmpy-order area at off (row r's 4 bytes at 128 m + 4 r) to word m of the tile's n words. */
-#define GR_WORD(off, m, region, n) \
-    { (off) + 128 * (m), 4, (region), 4 * (n), 4 * (m), 4, 32, 1 }
+#define GR_WORD(off, m, region, n) GR_T((off) + 128 * (m), 4, region, 4 * (n), 4 * (m), 4)
+#define GR_WORDS4(off, region) GR_WORD(off, 0, region, 4), GR_WORD(off, 1, region, 4), GR_WORD(off, 2, region, 4), \
+    GR_WORD(off, 3, region, 4)
 
 /* The types GET_ROWS dequantizes, by GGML type id; blck 0 for the others (F32, F16 and I32 are copied or
- * converted without a table). Rows: the block's fields (flat: offsets in GGML's block structs) and the tile
- * areas of htp-tiles.h. */
+ * converted without a table). Flat offsets are the fields of GGML's block structs (src/base/quants.h), tiled ones
+ * the areas of htp-tiles.h. */
 static const struct gr_type gr_types[HTP_TYPE_Q2_0 + 1] = {
-    [HTP_TYPE_Q4_0] = {32,
-                       18,
-                       32,
-                       {2, {{2, 16, GR_QS, 16, 0, 0, 32, 1}, {0, 2, GR_D, 2, 0, 0, 32, 1}}},
-                       {17, {GR_NIBBLES, {512, 2, GR_D, 2, 0, 2, 32, 1}}}},
-    [HTP_TYPE_Q4_1] = {32,
-                       20,
-                       32,
-                       {2, {{4, 16, GR_QS, 16, 0, 0, 32, 1}, {0, 4, GR_D, 4, 0, 0, 32, 1}}},
-                       {17, {GR_NIBBLES, {512, 4, GR_D, 4, 0, 4, 32, 1}}}},
-    [HTP_TYPE_Q8_0] = {32,
-                       34,
-                       32,
-                       {2, {{2, 32, GR_QS, 32, 0, 0, 32, 1}, {0, 2, GR_D, 2, 0, 0, 32, 1}}},
-                       {17,
-                        {GR_PAIR(0),
-                         GR_PAIR(1),
-                         GR_PAIR(2),
-                         GR_PAIR(3),
-                         GR_PAIR(4),
-                         GR_PAIR(5),
-                         GR_PAIR(6),
-                         GR_PAIR(7),
-                         GR_PAIR(8),
-                         GR_PAIR(9),
-                         GR_PAIR(10),
-                         GR_PAIR(11),
-                         GR_PAIR(12),
-                         GR_PAIR(13),
-                         GR_PAIR(14),
-                         GR_PAIR(15),
-                         {1024, 2, GR_D, 2, 0, 2, 32, 1}}}},
-    [HTP_TYPE_IQ4_NL] = {32,
-                         18,
-                         32,
-                         {2, {{2, 16, GR_QS, 16, 0, 0, 32, 1}, {0, 2, GR_D, 2, 0, 0, 32, 1}}},
-                         {17, {GR_NIBBLES, {512, 2, GR_D, 2, 0, 2, 32, 1}}}},
-    [HTP_TYPE_MXFP4] = {32,
-                        17,
-                        32,
-                        {2, {{1, 16, GR_QS, 16, 0, 0, 32, 1}, {0, 1, GR_D, 1, 0, 0, 32, 1}}},
-                        {17, {GR_NIBBLES, {512, 1, GR_D, 1, 0, 1, 32, 1}}}},
-    [HTP_TYPE_Q1_0] = {128,
-                       18,
-                       128,
-                       {2, {{2, 16, GR_QS, 16, 0, 0, 32, 1}, {0, 2, GR_D, 2, 0, 0, 32, 1}}},
-                       {5,
-                        {GR_WORD(0, 0, GR_QS, 4),
-                         GR_WORD(0, 1, GR_QS, 4),
-                         GR_WORD(0, 2, GR_QS, 4),
-                         GR_WORD(0, 3, GR_QS, 4),
-                         {512, 2, GR_D, 2, 0, 2, 32, 1}}}},
-    [HTP_TYPE_Q2_0] = {64,
-                       18,
-                       64,
-                       {2, {{2, 16, GR_QS, 16, 0, 0, 32, 1}, {0, 2, GR_D, 2, 0, 0, 32, 1}}},
-                       {5,
-                        {GR_WORD(0, 0, GR_QS, 4),
-                         GR_WORD(0, 1, GR_QS, 4),
-                         GR_WORD(0, 2, GR_QS, 4),
-                         GR_WORD(0, 3, GR_QS, 4),
-                         {512, 2, GR_D, 2, 0, 2, 32, 1}}}},
-    /* Q2_K: the 16 scale bytes in sub-block order, (d, dmin) pairs; tiled: the two scale bytes of each tile and
-     * (d, -dmin) pairs of each super-block from tiles r / 8 and 4 + r / 8 of its 8. */
-    [HTP_TYPE_Q2_K] =
-        {256,
-         84,
-         16,
-         {3, {{16, 64, GR_QS, 64, 0, 0, 32, 1}, {0, 16, GR_SC, 16, 0, 0, 32, 1}, {80, 4, GR_D, 4, 0, 0, 32, 1}}},
-         {6,
-          {GR_WORD(0, 0, GR_QS, 2),
-           GR_WORD(0, 1, GR_QS, 2),
-           {256, 1, GR_SC, 2, 0, 1, 32, 1},
-           {288, 1, GR_SC, 2, 1, 1, 32, 1},
-           {320, 2, GR_D, 4, 0, 2, 8, 8},
-           {320 + 4 * HTP_TENSOR_TILE_SIZE_Q2_K, 2, GR_D, 4, 2, 2, 8, 8}}}},
-    /* Q3_K: the 12 packed scale bytes spread by the DMA to 16 per super-block: SC = bytes 0..7 twice (the low
-     * nibbles of scales 0..7, then the high ones of 8..15), SC1 = bytes 8..11 four times (the high 2 bits of
-     * scale j at bits 2 (j / 4)). Tiled: the F16 scales of k 0..15 and 16..31 of each tile in order. */
-    [HTP_TYPE_Q3_K] = {256,
-                       110,
-                       16,
-                       {9,
-                        {{32, 64, GR_QS, 64, 0, 0, 32, 1},
-                         {0, 32, GR_QH, 32, 0, 0, 32, 1},
-                         {108, 2, GR_D, 2, 0, 0, 32, 1},
-                         {96, 8, GR_SC, 16, 0, 0, 32, 1},
-                         {96, 8, GR_SC, 16, 8, 0, 32, 1},
-                         {104, 4, GR_SC1, 16, 0, 0, 32, 1},
-                         {104, 4, GR_SC1, 16, 4, 0, 32, 1},
-                         {104, 4, GR_SC1, 16, 8, 0, 32, 1},
-                         {104, 4, GR_SC1, 16, 12, 0, 32, 1}}},
-                       {5,
-                        {GR_WORD(0, 0, GR_QS, 2),
-                         GR_WORD(0, 1, GR_QS, 2),
-                         GR_WORD(256, 0, GR_QH, 1),
-                         {384, 2, GR_SC, 4, 0, 2, 32, 1},
-                         {448, 2, GR_SC, 4, 2, 2, 32, 1}}}},
-    /* Q4_K (and Q5_K): the 12 packed scale bytes spread by the DMA to 8-byte records, one byte per sub-block:
-     * SC = bytes 0..3, 8..11 (scales 0..3, low bits of 4..7), SC1 = bytes 4..7, 8..11 (mins 0..3, low bits of
-     * 4..7), SC2 = -, 0..3 and SC3 = -, 4..7 (the high 2 bits of scales and mins 4..7); (d, dmin) pairs. Tiled:
-     * (d * scale, -dmin * min) pairs of each tile. */
-    [HTP_TYPE_Q4_K] = {256,
-                       144,
-                       32,
-                       {8,
-                        {{16, 128, GR_QS, 128, 0, 0, 32, 1},
-                         {0, 4, GR_D, 4, 0, 0, 32, 1},
-                         {4, 4, GR_SC, 8, 0, 0, 32, 1},
-                         {12, 4, GR_SC, 8, 4, 0, 32, 1},
-                         {8, 4, GR_SC1, 8, 0, 0, 32, 1},
-                         {12, 4, GR_SC1, 8, 4, 0, 32, 1},
-                         {4, 4, GR_SC2, 8, 4, 0, 32, 1},
-                         {8, 4, GR_SC3, 8, 4, 0, 32, 1}}},
-                       {17, {GR_NIBBLES, {512, 4, GR_D, 4, 0, 4, 32, 1}}}},
-    /* Q5_K: as Q4_K, and the fifth bits (flat: qh; tiled: the 4 bytes of row r in the QH area, in order). */
-    [HTP_TYPE_Q5_K] = {256,
-                       176,
-                       32,
-                       {9,
-                        {{48, 128, GR_QS, 128, 0, 0, 32, 1},
-                         {16, 32, GR_QH, 32, 0, 0, 32, 1},
-                         {0, 4, GR_D, 4, 0, 0, 32, 1},
-                         {4, 4, GR_SC, 8, 0, 0, 32, 1},
-                         {12, 4, GR_SC, 8, 4, 0, 32, 1},
-                         {8, 4, GR_SC1, 8, 0, 0, 32, 1},
-                         {12, 4, GR_SC1, 8, 4, 0, 32, 1},
-                         {4, 4, GR_SC2, 8, 4, 0, 32, 1},
-                         {8, 4, GR_SC3, 8, 4, 0, 32, 1}}},
-                       {21,
-                        {GR_NIBBLES,
-                         {640, 1, GR_QH, 4, 0, 1, 32, 1},
-                         {672, 1, GR_QH, 4, 1, 1, 32, 1},
-                         {704, 1, GR_QH, 4, 2, 1, 32, 1},
-                         {736, 1, GR_QH, 4, 3, 1, 32, 1},
-                         {512, 4, GR_D, 4, 0, 4, 32, 1}}}},
-    /* Q6_K: ql, qh, the 16 signed scale bytes in sub-block order, d. Tiled: the 4 low-bit words, the 2 high-bit
-     * words and the F16 scales of k 0..15 and 16..31 of each tile. */
-    [HTP_TYPE_Q6_K] = {256,
-                       210,
-                       16,
-                       {4,
-                        {{0, 128, GR_QS, 128, 0, 0, 32, 1},
-                         {128, 64, GR_QH, 64, 0, 0, 32, 1},
-                         {192, 16, GR_SC, 16, 0, 0, 32, 1},
-                         {208, 2, GR_D, 2, 0, 0, 32, 1}}},
-                       {8,
-                        {GR_WORD(0, 0, GR_QS, 4),
-                         GR_WORD(0, 1, GR_QS, 4),
-                         GR_WORD(0, 2, GR_QS, 4),
-                         GR_WORD(0, 3, GR_QS, 4),
-                         GR_WORD(512, 0, GR_QH, 2),
-                         GR_WORD(512, 1, GR_QH, 2),
-                         {768, 2, GR_SC, 4, 0, 2, 32, 1},
-                         {832, 2, GR_SC, 4, 2, 2, 32, 1}}}},
+    [HTP_TYPE_Q4_0] = {32, 18, 32, {3, {GR_F2(2, 16, GR_QS), GR_F(0, 2, GR_D, 2, 0)}},
+                       {17, {GR_NIBBLES, GR_T(512, 2, GR_D, 2, 0, 2)}}},
+    [HTP_TYPE_Q4_1] = {32, 20, 32, {3, {GR_F2(4, 16, GR_QS), GR_F(0, 4, GR_D, 4, 0)}},
+                       {17, {GR_NIBBLES, GR_T(512, 4, GR_D, 4, 0, 4)}}},
+    [HTP_TYPE_Q8_0] = {32, 34, 32, {2, {GR_F(2, 32, GR_QS, 32, 0), GR_F(0, 2, GR_D, 2, 0)}},
+                       {17, {GR_PAIRS, GR_T(1024, 2, GR_D, 2, 0, 2)}}},
+    [HTP_TYPE_IQ4_NL] = {32, 18, 32, {3, {GR_F2(2, 16, GR_QS), GR_F(0, 2, GR_D, 2, 0)}},
+                         {17, {GR_NIBBLES, GR_T(512, 2, GR_D, 2, 0, 2)}}},
+    [HTP_TYPE_MXFP4] = {32, 17, 32, {3, {GR_F2(1, 16, GR_QS), GR_F(0, 1, GR_D, 1, 0)}},
+                        {17, {GR_NIBBLES, GR_T(512, 1, GR_D, 1, 0, 1)}}},
+    [HTP_TYPE_Q1_0] = {128, 18, 128, {2, {GR_F(2, 16, GR_QS, 16, 0), GR_F(0, 2, GR_D, 2, 0)}},
+                       {5, {GR_WORDS4(0, GR_QS), GR_T(512, 2, GR_D, 2, 0, 2)}}},
+    [HTP_TYPE_Q2_0] = {64, 18, 64, {2, {GR_F(2, 16, GR_QS, 16, 0), GR_F(0, 2, GR_D, 2, 0)}},
+                       {5, {GR_WORDS4(0, GR_QS), GR_T(512, 2, GR_D, 2, 0, 2)}}},
+    /* Q2_K: the 16 scale bytes in sub-block order and (d, dmin); tiled: the two scale bytes of each tile and the
+     * (d, -dmin) of each super-block, kept by tiles r / 8 and 4 + r / 8 of its 8 (8 rows to a tile). */
+    [HTP_TYPE_Q2_K] = {256, 84, 16, {10, {GR_F2BIT(16, GR_QS), GR_F(0, 16, GR_SC, 16, 0), GR_F(80, 4, GR_D, 4, 0)}},
+                       {6, {GR_WORD(0, 0, GR_QS, 2), GR_WORD(0, 1, GR_QS, 2), GR_T(256, 1, GR_SC, 2, 0, 1),
+                            GR_T(288, 1, GR_SC, 2, 1, 1), {320, 2, GR_D, 4, 0, 2, 8, 8},
+                            {320 + 4 * HTP_TENSOR_TILE_SIZE_Q2_K, 2, GR_D, 4, 2, 2, 8, 8}}}},
+    /* Q3_K: the 12 packed scale bytes spread to 16 per super-block: SC = bytes 0..7 twice (the low nibbles of
+     * scales 0..7, then the high ones of 8..15), SC1 = bytes 8..11 four times (the high 2 bits of scale j at bits
+     * 2 (j / 4)). Tiled: the F16 scales of k 0..15 and 16..31 of each tile in order. */
+    [HTP_TYPE_Q3_K] = {256, 110, 16,
+                       {23, {GR_F2BIT(32, GR_QS), GR_F1BIT(0, GR_QH), GR_F(108, 2, GR_D, 2, 0),
+                             GR_F(96, 8, GR_SC, 16, 0), GR_F(96, 8, GR_SC, 16, 8), GR_F(104, 4, GR_SC1, 16, 0),
+                             GR_F(104, 4, GR_SC1, 16, 4), GR_F(104, 4, GR_SC1, 16, 8), GR_F(104, 4, GR_SC1, 16, 12)}},
+                       {5, {GR_WORD(0, 0, GR_QS, 2), GR_WORD(0, 1, GR_QS, 2), GR_WORD(256, 0, GR_QH, 1),
+                            GR_T(384, 2, GR_SC, 4, 0, 2), GR_T(448, 2, GR_SC, 4, 2, 2)}}},
+    /* Q4_K (and Q5_K): the 12 packed scale bytes spread to 8-byte records, one byte per sub-block: SC = bytes 0..3,
+     * 8..11 (scales 0..3, low bits of 4..7), SC1 = 4..7, 8..11 (mins 0..3, low bits of 4..7), SC2 = -, 0..3 and
+     * SC3 = -, 4..7 (the high 2 bits of scales and mins 4..7); (d, dmin). Tiled: (d * scale, -dmin * min) of each
+     * tile. */
+    [HTP_TYPE_Q4_K] = {256, 144, 32,
+                       {15, {GR_FNIB_K(16), GR_F(0, 4, GR_D, 4, 0), GR_F(4, 4, GR_SC, 8, 0), GR_F(12, 4, GR_SC, 8, 4),
+                             GR_F(8, 4, GR_SC1, 8, 0), GR_F(12, 4, GR_SC1, 8, 4), GR_F(4, 4, GR_SC2, 8, 4),
+                             GR_F(8, 4, GR_SC3, 8, 4)}},
+                       {17, {GR_NIBBLES, GR_T(512, 4, GR_D, 4, 0, 4)}}},
+    /* Q5_K: as Q4_K, and the fifth bits (flat: qh; tiled: row r's 4 bytes of the QH area, in order). */
+    [HTP_TYPE_Q5_K] = {256, 176, 32,
+                       {23, {GR_FNIB_K(48), GR_F1BIT(16, GR_QH), GR_F(0, 4, GR_D, 4, 0), GR_F(4, 4, GR_SC, 8, 0),
+                             GR_F(12, 4, GR_SC, 8, 4), GR_F(8, 4, GR_SC1, 8, 0), GR_F(12, 4, GR_SC1, 8, 4),
+                             GR_F(4, 4, GR_SC2, 8, 4), GR_F(8, 4, GR_SC3, 8, 4)}},
+                       {21, {GR_NIBBLES, GR_T(640, 1, GR_QH, 4, 0, 1), GR_T(672, 1, GR_QH, 4, 1, 1),
+                             GR_T(704, 1, GR_QH, 4, 2, 1), GR_T(736, 1, GR_QH, 4, 3, 1), GR_T(512, 4, GR_D, 4, 0, 4)}}},
+    /* Q6_K: ql (per 128 elements 64 bytes, each half twice: element e of the 128 at byte e, its nibble by
+     * position), qh (the 2-bit plane), the 16 signed scale bytes in sub-block order, d. Tiled: the 4 low-bit words,
+     * the 2 high-bit words and the F16 scales of k 0..15 and 16..31 of each tile. */
+    [HTP_TYPE_Q6_K] = {256, 210, 16,
+                       {14, {GR_F(0, 64, GR_QS, 256, 0), GR_F(0, 64, GR_QS, 256, 64), GR_F(64, 64, GR_QS, 256, 128),
+                             GR_F(64, 64, GR_QS, 256, 192), GR_F2BIT(128, GR_QH), GR_F(192, 16, GR_SC, 16, 0),
+                             GR_F(208, 2, GR_D, 2, 0)}},
+                       {8, {GR_WORDS4(0, GR_QS), GR_WORD(512, 0, GR_QH, 2), GR_WORD(512, 1, GR_QH, 2),
+                            GR_T(768, 2, GR_SC, 4, 0, 2), GR_T(832, 2, GR_SC, 4, 2, 2)}}},
 };
+/* clang-format on */
 
 /* The table's row of a quantized type, NULL for any other (F32, F16 and unknown ids). */
 static inline const struct gr_type *gr_type_get(uint32_t type) {
