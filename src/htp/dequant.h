@@ -167,24 +167,20 @@ static inline void dq_hf_to_sf(HVX_Vector v, HVX_Vector *a, HVX_Vector *b) {
     *b = Q6_V_hi_W(o);
 }
 
-/* 32 int32 -> F32 (|x| < 2^22, so exact): the v73 conversion, or before it the magic-number sum 1.5 * 2^23 + x
- * read as a float minus 1.5 * 2^23. */
-static inline HVX_Vector dq_w_to_sf(HVX_Vector w) {
-#if HTP_ARCH_IEEE_SF
-    return Q6_Vsf_equals_Vw(w);
-#else
-    return hvx_vec_sub_f32(Q6_Vw_vadd_VwVw(w, Q6_V_vsplat_R(0x4B400000)), hvx_vec_splat_f32(12582912.0f));
-#endif
-}
-
-/* 128 int8 (signed) or uint8 (unsigned) -> 4 vectors of F32, in order. */
+/* 128 int8 (signed) or uint8 (unsigned) -> 4 vectors of F32, in order, exact: widened to halfwords, then the
+ * v73 word conversion on the IEEE path, or before it the v68 conversions to F16 and on to F32 (both exact for
+ * bytes; qf32 arithmetic, whose significand is odd by construction, could not give them exactly). */
 static inline void dq_b_to_sf(HVX_Vector v, bool is_signed, HVX_Vector f[4]) {
     const HVX_VectorPair h = is_signed ? Q6_Wh_vunpack_Vb(v) : Q6_Wuh_vunpack_Vub(v);
     for (int k = 0; k < 2; k++) {
         const HVX_Vector hk = k ? Q6_V_hi_W(h) : Q6_V_lo_W(h);
-        const HVX_VectorPair w = is_signed ? Q6_Ww_vunpack_Vh(hk) : Q6_Wuw_vunpack_Vuh(hk);
-        f[2 * k] = dq_w_to_sf(Q6_V_lo_W(w));
-        f[2 * k + 1] = dq_w_to_sf(Q6_V_hi_W(w));
+#if HTP_ARCH_IEEE_SF
+        const HVX_VectorPair w = Q6_Ww_vunpack_Vh(hk);
+        f[2 * k] = Q6_Vsf_equals_Vw(Q6_V_lo_W(w));
+        f[2 * k + 1] = Q6_Vsf_equals_Vw(Q6_V_hi_W(w));
+#else
+        dq_hf_to_sf(Q6_Vhf_vcvt_Vh(hk), &f[2 * k], &f[2 * k + 1]);
+#endif
     }
 }
 
@@ -281,6 +277,44 @@ static inline void dq_store(uint8_t *out, uint32_t first, const HVX_Vector *p, u
 static inline void dq_negate(uint8_t *f, uint32_t count) {
     for (uint32_t i = 0; i < dq_nvec(count * 4); i++) {
         hvx_vmem_st(DQ_VEC(f, i), Q6_V_vxor_VV(hvx_vmem_ld(DQ_VEC(f, i)), Q6_V_vsplat_R((int32_t) 0x80000000)));
+    }
+}
+
+/* Multiply the F32 vectors out[*j ..] by the scales of s spread `levels` times (and add those of b), each
+ * spread vector used for rep vectors. */
+static inline void dq_apply(HVX_Vector s, HVX_Vector b, bool bias, uint32_t levels, uint32_t rep, uint8_t *out,
+                            uint32_t *j, uint32_t n_out) {
+    if (*j >= n_out) {
+        return;
+    }
+    if (levels == 0) {
+        for (uint32_t k = 0; k < rep && *j < n_out; k++, (*j)++) {
+            const HVX_Vector x = hvx_vec_mul_f32(hvx_vmem_ld(DQ_VEC(out, *j)), s);
+            hvx_vmem_st(DQ_VEC(out, *j), bias ? hvx_vec_add_f32(x, b) : x);
+        }
+        return;
+    }
+    const HVX_VectorPair ps = Q6_W_vshuff_VVR(s, s, -4), pb = bias ? Q6_W_vshuff_VVR(b, b, -4) : ps;
+    dq_apply(Q6_V_lo_W(ps), Q6_V_lo_W(pb), bias, levels - 1, rep, out, j, n_out);
+    dq_apply(Q6_V_hi_W(ps), Q6_V_hi_W(pb), bias, levels - 1, rep, out, j, n_out);
+}
+
+/* out[0..n) = (float) codes[i] * scale[i / sub] (+ bias[i / sub]; none when bias is NULL), in place over the
+ * converted codes: every type's last step. Each vector of 32 sub-block scales is spread over its elements by
+ * self-shuffles that double every lane (5 levels to one scale per vector of 32 elements, 4 to two scales of 16
+ * each), so no lane is ever read back into a scalar register. out holds dq_nvec(n) * 512 bytes. */
+static inline void dq_finish(const uint8_t *codes, const uint8_t *scale, const uint8_t *bias, uint32_t n, uint32_t sub,
+                             uint8_t *out) {
+    for (uint32_t i = 0; i < dq_nvec(n); i++) {
+        HVX_Vector f[4];
+        dq_b_to_sf(hvx_vmem_ld(DQ_VEC(codes, i)), true, f);
+        dq_store(out, 4 * i, f, 4);
+    }
+    const uint32_t n_out = dq_nvec(n * 4), levels = sub == 16 ? 4 : 5, rep = sub >= 32 ? sub / 32 : 1;
+    uint32_t j = 0;
+    for (uint32_t i = 0; j < n_out; i++) {
+        const HVX_Vector b = bias ? hvx_vmem_ld(DQ_VEC(bias, i)) : Q6_V_vzero();
+        dq_apply(hvx_vmem_ld(DQ_VEC(scale, i)), b, bias != NULL, levels, rep, out, &j, n_out);
     }
 }
 

@@ -5,11 +5,7 @@
  *   F32         one DMA in, one DMA out, nothing computed
  *   F16         one DMA in, HVX widening to F32 (hvx-convert.h), one DMA out
  *   quantized   the type's planes (get-rows-ops.h) from the flat row or from the row's tiles, the type's
- *               dequantizer (dequant.h) to codes, scales and biases, then gr_finish to F32, one DMA out
- *
- * gr_finish converts the codes to F32 and applies the scales: each vector of 32 sub-block scales is spread over
- * its elements by self-shuffles that double every lane (5 levels to one scale per vector of 32 elements, 4 to
- * two scales of 16 each), so no lane is ever read back into a scalar register.
+ *               dequantizer (dequant.h) to codes, scales and biases, then dq_finish to F32, one DMA out
  */
 #include "get-rows-ops.h"
 
@@ -97,41 +93,6 @@ static void get_rows_compute_f16(const struct copy_stream *s, const struct copy_
     hvx_f16_to_f32_aa(out, in, t->n);
 }
 
-/* Multiply the F32 vectors out[*j ..] by the scales of s spread `levels` times (and add those of b), each
- * spread vector used for rep vectors. */
-static void gr_apply(HVX_Vector s, HVX_Vector b, bool bias, uint32_t levels, uint32_t rep, uint8_t *out, uint32_t *j,
-                     uint32_t n_out) {
-    if (*j >= n_out) {
-        return;
-    }
-    if (levels == 0) {
-        for (uint32_t k = 0; k < rep && *j < n_out; k++, (*j)++) {
-            const HVX_Vector x = hvx_vec_mul_f32(hvx_vmem_ld(DQ_VEC(out, *j)), s);
-            hvx_vmem_st(DQ_VEC(out, *j), bias ? hvx_vec_add_f32(x, b) : x);
-        }
-        return;
-    }
-    const HVX_VectorPair ps = Q6_W_vshuff_VVR(s, s, -4), pb = bias ? Q6_W_vshuff_VVR(b, b, -4) : ps;
-    gr_apply(Q6_V_lo_W(ps), Q6_V_lo_W(pb), bias, levels - 1, rep, out, j, n_out);
-    gr_apply(Q6_V_hi_W(ps), Q6_V_hi_W(pb), bias, levels - 1, rep, out, j, n_out);
-}
-
-/* out[0..n) = (float) codes[i] * scale[i / sub] (+ bias[i / sub]), in place over the converted codes. */
-static void gr_finish(const uint8_t *codes, const uint8_t *scale, const uint8_t *bias, uint32_t n, uint32_t sub,
-                      uint8_t *out) {
-    for (uint32_t i = 0; i < dq_nvec(n); i++) {
-        HVX_Vector f[4];
-        dq_b_to_sf(hvx_vmem_ld(DQ_VEC(codes, i)), true, f);
-        dq_store(out, 4 * i, f, 4);
-    }
-    const uint32_t n_out = dq_nvec(n * 4), levels = sub == 16 ? 4 : 5, rep = sub >= 32 ? sub / 32 : 1;
-    uint32_t j = 0;
-    for (uint32_t i = 0; j < n_out; i++) {
-        const HVX_Vector b = bias ? hvx_vmem_ld(DQ_VEC(bias, i)) : Q6_V_vzero();
-        gr_apply(hvx_vmem_ld(DQ_VEC(scale, i)), b, bias != NULL, levels, rep, out, &j, n_out);
-    }
-}
-
 static void get_rows_compute_quant(const struct copy_stream *s, const struct copy_task *t, const uint8_t *in,
                                    uint8_t *out, uint8_t *scratch) {
     const struct get_rows_ctx *c = s->params;
@@ -150,7 +111,7 @@ static void get_rows_compute_quant(const struct copy_stream *s, const struct cop
         .tmp = scratch + gr_scratch_codes(chunk) + 2 * scales,
     };
     const uint8_t *codes = c->dequant(region, t->n, &o);
-    gr_finish(codes, o.scale, c->bias ? o.bias : NULL, t->n, g->sub, out);
+    dq_finish(codes, o.scale, c->bias ? o.bias : NULL, t->n, g->sub, out);
 }
 
 static const struct copy_ops get_rows_ops_f32 = {get_rows_push_reads, NULL, get_rows_push_write};
