@@ -19,8 +19,8 @@
 
 #include <stdint.h>
 
-/* Pairs (n_dims / 2) the kernel rotates at most: their angles, freq factors and YaRN blends live on the
- * worker's stack (3 KiB; upstream's NPU workers have 16 KiB stacks). */
+/* Pairs (n_dims / 2) the kernel rotates at most: their freq factors, YaRN blends, angles and sines live on the
+ * worker's stack (4 KiB; upstream's NPU workers have 16 KiB stacks). */
 #define HTP_ROPE_MAX_PAIRS 256
 
 struct rope_kparams {
