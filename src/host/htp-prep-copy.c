@@ -40,11 +40,12 @@ static uint32_t htp_copy_chunk(uint64_t ne0, double el_bytes, uint32_t unit) {
     return (uint32_t) (chunk < ne0 ? chunk : ne0);
 }
 
-/* Complete plan p (chunk, slots and scratch set) for walking the rows of walked, n_reads descriptors per task;
- * false, with why, when it does not fit a thread's share of VTCM or the kernel's 32-bit counters. */
-static bool htp_copy_plan(const struct htp_device *d, struct copy_plan *p, const struct vnpu_tensor *walked,
+/* Complete plan p (chunk, slots and scratch set) for walking the rows of a tensor of shape ne, n_reads
+ * descriptors per task; false, with why, when it does not fit a thread's share of VTCM or the kernel's 32-bit
+ * counters. */
+static bool htp_copy_plan(const struct htp_device *d, struct copy_plan *p, const int64_t ne[VNPU_MAX_DIMS],
                           uint32_t n_reads, char *why, size_t size) {
-    const uint64_t ne0 = (uint64_t) walked->ne[0], nrows = (uint64_t) vnpu_nrows(walked);
+    const uint64_t ne0 = (uint64_t) ne[0], nrows = (uint64_t) (ne[1] * ne[2] * ne[3]);
     p->n_chunks = (uint32_t) ((ne0 + p->chunk - 1) / p->chunk);
     const uint64_t tasks = nrows * p->n_chunks;
     if (tasks > UINT32_MAX || ne0 > UINT32_MAX) {
@@ -69,8 +70,8 @@ static bool htp_copy_plan(const struct htp_device *d, struct copy_plan *p, const
     }
     p->block = block < 1 ? 1 : (uint32_t) block;
     p->div_chunks = fastdiv_init(p->n_chunks);
-    p->div_ne1 = fastdiv_init((uint32_t) walked->ne[1]);
-    p->div_ne12 = fastdiv_init((uint32_t) (walked->ne[1] * walked->ne[2]));
+    p->div_ne1 = fastdiv_init((uint32_t) ne[1]);
+    p->div_ne12 = fastdiv_init((uint32_t) (ne[1] * ne[2]));
     while (p->block > 1 && !htp_vtcm_fits(copy_plan_layout(p).per_thread, p->n_threads, d->target.vtcm_size)) {
         p->block--;
     }
@@ -89,9 +90,12 @@ static bool type_f32_f16(enum vnpu_type t) {
 
 /* ---- CPY, CONT ---- */
 
-/* The walk of dst = copy(src): same shapes pair rows; else one side must be contiguous. */
+/* The walk of dst = copy(src): both contiguous, one run of elements; same shapes pair rows; else one side must
+ * be contiguous. */
 static bool cpy_mode(const struct vnpu_tensor *src, const struct vnpu_tensor *dst, enum cpy_mode *mode) {
-    if (vnpu_are_same_shape(src, dst)) {
+    if (vnpu_is_contiguous(src) && vnpu_is_contiguous(dst)) {
+        *mode = CPY_MODE_FLAT;
+    } else if (vnpu_are_same_shape(src, dst)) {
         *mode = CPY_MODE_SAME_SHAPE;
     } else if (vnpu_is_contiguous(src)) {
         *mode = CPY_MODE_SRC_FLAT;
@@ -117,10 +121,11 @@ static bool cpy_plan(const struct htp_device *d, const struct vnpu_tensor *node,
         return false;
     }
     kp->mode = mode;
-    const struct vnpu_tensor *walked = mode == CPY_MODE_DST_FLAT ? src : node;
+    const int64_t flat[VNPU_MAX_DIMS] = {vnpu_nelements(src), 1, 1, 1};
+    const int64_t *walked = mode == CPY_MODE_FLAT ? flat : mode == CPY_MODE_DST_FLAT ? src->ne : node->ne;
     const size_t in = vnpu_type_size_of(src), out = vnpu_type_size_of(node);
     struct copy_plan *p = &kp->plan;
-    p->chunk = htp_copy_chunk((uint64_t) walked->ne[0], (double) (in > out ? in : out), 1);
+    p->chunk = htp_copy_chunk((uint64_t) walked[0], (double) (in > out ? in : out), 1);
     p->slot_in = align_slot((uint64_t) p->chunk * in);
     p->slot_out = src->type == node->type ? 0 : align_slot((uint64_t) p->chunk * out);
     return htp_copy_plan(d, p, walked, 1, why, size);
@@ -169,7 +174,7 @@ static bool set_rows_plan(const struct htp_device *d, const struct vnpu_tensor *
     p->slot_out = node->type == VNPU_TYPE_F32 ? 0 : align_slot((uint64_t) p->chunk * out);
     kp->div_ne11 = fastdiv_init((uint32_t) idx->ne[1]);
     kp->div_ne12 = fastdiv_init((uint32_t) idx->ne[2]);
-    return htp_copy_plan(d, p, rows, 1, why, size);
+    return htp_copy_plan(d, p, rows->ne, 1, why, size);
 }
 
 static bool set_rows_supports(const struct htp_device *d, const struct vnpu_tensor *node, uint32_t opcode, char *why,
@@ -231,7 +236,7 @@ static bool get_rows_plan(const struct htp_device *d, const struct vnpu_tensor *
         p->slot_in = align_slot((uint64_t) p->chunk * in);
         p->slot_out = table->type == VNPU_TYPE_F32 ? 0 : align_slot((uint64_t) p->chunk * 4);
     }
-    return htp_copy_plan(d, p, node, n_reads, why, size);
+    return htp_copy_plan(d, p, node->ne, n_reads, why, size);
 }
 
 static bool get_rows_supports(const struct htp_device *d, const struct vnpu_tensor *node, uint32_t opcode, char *why,

@@ -14,7 +14,7 @@
 /* What the callbacks need beyond the stream. */
 struct cpy_ctx {
     const struct htp_tensor *src, *dst;
-    const struct htp_tensor *walked; /* the tensor whose rows are the tasks */
+    const struct htp_tensor *walked; /* the tensor whose rows are the tasks (CPY_MODE_FLAT: one row of them all) */
     uint32_t mode;                   /* enum cpy_mode */
     uint32_t src_size, dst_size;     /* bytes per element */
 };
@@ -22,6 +22,9 @@ struct cpy_ctx {
 /* Element i0 of the task's row as a flat row-major index of the walked tensor. */
 static uint64_t cpy_flat(const struct cpy_ctx *c, const struct copy_task *t) {
     const struct htp_tensor *w = c->walked;
+    if (c->mode == CPY_MODE_FLAT) {
+        return t->i0;
+    }
     return (((uint64_t) t->i3 * w->ne[2] + t->i2) * w->ne[1] + t->i1) * w->ne[0] + t->i0;
 }
 
@@ -41,7 +44,7 @@ static bool cpy_push_reads(const struct copy_stream *s, struct dma_queue *q, con
     const struct htp_tensor *src = c->src;
     uint8_t *p;
     uint32_t stride = src->nb[0];
-    if (c->mode == CPY_MODE_SRC_FLAT) {
+    if (c->mode == CPY_MODE_SRC_FLAT || c->mode == CPY_MODE_FLAT) {
         p = src->data + cpy_flat(c, t) * c->src_size;
         stride = c->src_size;
     } else {
@@ -57,7 +60,7 @@ static void cpy_push_write(const struct copy_stream *s, struct dma_queue *q, con
     const struct htp_tensor *dst = c->dst;
     uint8_t *p;
     uint32_t stride = dst->nb[0];
-    if (c->mode == CPY_MODE_DST_FLAT) {
+    if (c->mode == CPY_MODE_DST_FLAT || c->mode == CPY_MODE_FLAT) {
         p = dst->data + cpy_flat(c, t) * c->dst_size;
         stride = c->dst_size;
     } else {
@@ -82,6 +85,19 @@ static const struct copy_ops cpy_ops_same = {cpy_push_reads, NULL, cpy_push_writ
 static const struct copy_ops cpy_ops_f32_f16 = {cpy_push_reads, cpy_compute_f32_f16, cpy_push_write};
 static const struct copy_ops cpy_ops_f16_f32 = {cpy_push_reads, cpy_compute_f16_f32, cpy_push_write};
 
+/* Dense in row-major order, as the host's vnpu_is_contiguous (ggml_is_contiguous): the stride of a dimension of
+ * size 1 never matters. */
+static bool cpy_is_dense(const struct htp_tensor *t, uint32_t el) {
+    uint64_t next = el;
+    for (int i = 0; i < HTP_MAX_DIMS; i++) {
+        if (t->ne[i] != 1 && t->nb[i] != next) {
+            return false;
+        }
+        next *= t->ne[i];
+    }
+    return true;
+}
+
 static bool cpy_type_ok(uint32_t type) {
     return type == HTP_TYPE_F32 || type == HTP_TYPE_F16;
 }
@@ -97,11 +113,14 @@ uint32_t op_cpy(struct htp_op_ctx *octx) {
     for (int i = 0; i < HTP_MAX_DIMS; i++) {
         same_shape = same_shape && src->ne[i] == dst->ne[i];
     }
+    const uint64_t n = (uint64_t) htp_tensor_nrows(src) * src->ne[0];
+    const bool src_flat = cpy_is_dense(src, src_size), dst_flat = cpy_is_dense(dst, dst_size);
     const bool ok = kp->mode == CPY_MODE_SAME_SHAPE ? same_shape
-                    : kp->mode == CPY_MODE_SRC_FLAT ? htp_tensor_is_contiguous(src, src_size)
-                    : kp->mode == CPY_MODE_DST_FLAT ? htp_tensor_is_contiguous(dst, dst_size)
+                    : kp->mode == CPY_MODE_SRC_FLAT ? src_flat
+                    : kp->mode == CPY_MODE_DST_FLAT ? dst_flat
+                    : kp->mode == CPY_MODE_FLAT     ? src_flat && dst_flat && n <= UINT32_MAX
                                                     : false;
-    if (!ok || (uint64_t) htp_tensor_nrows(src) * src->ne[0] != (uint64_t) htp_tensor_nrows(dst) * dst->ne[0]) {
+    if (!ok || n != (uint64_t) htp_tensor_nrows(dst) * dst->ne[0]) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     struct cpy_ctx c = {
@@ -120,10 +139,10 @@ uint32_t op_cpy(struct htp_op_ctx *octx) {
         .plan = &kp->plan,
         .ops = ops,
         .params = &c,
-        .ne0 = c.walked->ne[0],
-        .ne1 = c.walked->ne[1],
-        .ne2 = c.walked->ne[2],
-        .nrows = htp_tensor_nrows(c.walked),
+        .ne0 = kp->mode == CPY_MODE_FLAT ? (uint32_t) n : c.walked->ne[0],
+        .ne1 = kp->mode == CPY_MODE_FLAT ? 1 : c.walked->ne[1],
+        .ne2 = kp->mode == CPY_MODE_FLAT ? 1 : c.walked->ne[2],
+        .nrows = kp->mode == CPY_MODE_FLAT ? 1 : htp_tensor_nrows(c.walked),
         .n_reads = 1,
     };
     return copy_stream_run(&s);

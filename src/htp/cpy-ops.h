@@ -6,9 +6,9 @@
  *       the same type copied bit for bit
  * CONT  the same with a contiguous dst of src's shape (ggml_cont); the host sends it as CPY
  *
- * Three ways to pair the elements, chosen by the host (cpy_mode): shapes equal, row (i1, i2, i3) of dst is
- * row (i1, i2, i3) of src; shapes differ, one side is contiguous and the other side's rows are walked, each
- * meeting a contiguous range of the flat side.
+ * Four ways to pair the elements, chosen by the host (cpy_mode): both sides contiguous, one run of all the
+ * elements; shapes equal, row (i1, i2, i3) of dst is row (i1, i2, i3) of src; shapes differ, one side is
+ * contiguous and the other side's rows are walked, each meeting a contiguous range of the flat side.
  */
 #ifndef VNPU_CPY_OPS_H
 #define VNPU_CPY_OPS_H
@@ -20,6 +20,7 @@ enum cpy_mode {
     CPY_MODE_SAME_SHAPE = 0, /* walk dst's rows; src's row of the same index */
     CPY_MODE_SRC_FLAT = 1,   /* walk dst's rows; src contiguous, read at the row's flat element index */
     CPY_MODE_DST_FLAT = 2,   /* walk src's rows; dst contiguous, written at the row's flat element index */
+    CPY_MODE_FLAT = 3,       /* both contiguous: walk all the elements as one row */
 };
 
 struct cpy_kparams {
