@@ -310,7 +310,7 @@ static inline void dq_finish(const uint8_t *codes, const uint8_t *scale, const u
         dq_b_to_sf(hvx_vmem_ld(DQ_VEC(codes, i)), true, f);
         dq_store(out, 4 * i, f, 4);
     }
-    const uint32_t n_out = dq_nvec(n * 4), levels = sub == 16 ? 4 : 5, rep = sub >= 32 ? sub / 32 : 1;
+    const uint32_t n_out = dq_nvec(n * 4), levels = sub == 16 ? 4 : 5, rep = sub >= 32 ? sub >> 5 : 1;
     uint32_t j = 0;
     for (uint32_t i = 0; j < n_out; i++) {
         const HVX_Vector b = bias ? hvx_vmem_ld(DQ_VEC(bias, i)) : Q6_V_vzero();

@@ -21,11 +21,13 @@ struct get_rows_ctx {
     const struct gr_layout *layout; /* the table's: flat or tiled */
     dq_fn dequant;
     bool bias;
-    uint32_t k_cols;    /* tiled: K per tile */
-    uint32_t tile_size; /* tiled: bytes per tile */
-    uint64_t tile_row;  /* tiled: bytes per tile row (32 rows by all of ne00) */
-    uint64_t matrix;    /* tiled: bytes per (i2, i3) matrix */
-    uint32_t src_size;  /* F32, F16: bytes per element */
+    uint32_t offset[GR_N_REGIONS]; /* the staging regions in an in slot (laid out for the plan's chunk) */
+    uint32_t unit_shift;           /* log2 of the elements per DMA unit: a block, or a tile */
+    uint32_t k_cols;               /* tiled: K per tile */
+    uint32_t tile_size;            /* tiled: bytes per tile */
+    uint64_t tile_row;             /* tiled: bytes per tile row (32 rows by all of ne00) */
+    uint64_t matrix;               /* tiled: bytes per (i2, i3) matrix */
+    uint32_t src_size;             /* F32, F16: bytes per element */
 };
 
 /* The table row task t reads, or -1 when its index is out of range. */
@@ -40,26 +42,26 @@ static void get_rows_push_planes(const struct get_rows_ctx *c, struct dma_queue 
     const struct gr_type *g = c->type;
     const struct gr_layout *l = c->layout;
     const bool tiled = l == &g->tiled;
-    uint32_t offset[GR_N_REGIONS];
-    gr_stage_layout(g, l, c->k_cols, t->n, offset);
+    const uint32_t first = t->i0 >> c->unit_shift, units = t->n >> c->unit_shift;
     const uint8_t *base;
     if (tiled) {
         const uint8_t *matrix = c->src->data + ((uint64_t) t->i3 * c->src->ne[2] + t->i2) * c->matrix;
-        base = matrix + (uint64_t) (i01 / HTP_TENSOR_TILE_N_ROWS) * c->tile_row +
-               (uint64_t) (t->i0 / c->k_cols) * c->tile_size;
+        base = matrix + (uint64_t) (i01 / HTP_TENSOR_TILE_N_ROWS) * c->tile_row + (uint64_t) first * c->tile_size;
     } else {
-        base = htp_tensor_row(c->src, i01, t->i2, t->i3) + (uintptr_t) (t->i0 / g->blck) * g->bsize;
+        base = htp_tensor_row(c->src, i01, t->i2, t->i3) + (uintptr_t) first * g->bsize;
     }
     const uint32_t r = i01 % HTP_TENSOR_TILE_N_ROWS;
     for (uint32_t k = 0; k < l->n_dma; k++) {
         const struct gr_dma *d = &l->dma[k];
-        uint8_t *dst = slot + offset[d->region] + d->dst_off;
-        if (tiled) {
-            const uint8_t *src = base + d->off + (r % d->r_mod) * d->r_mul + (uint64_t) (r / d->r_mod) * c->tile_size;
-            dma_queue_push(q, dma_make_pair(dst, src), d->stride, (size_t) c->tile_size * d->group, d->size,
-                           t->n / c->k_cols / d->group);
+        uint8_t *dst = slot + c->offset[d->region] + d->dst_off;
+        if (tiled) { /* r_mod and group are 32 and 1, or 8 and 8: shifts */
+            const uint32_t r_shift = (uint32_t) __builtin_ctz(d->r_mod), g_shift = (uint32_t) __builtin_ctz(d->group);
+            const uint8_t *src =
+                base + d->off + (r & (d->r_mod - 1)) * d->r_mul + (uint64_t) (r >> r_shift) * c->tile_size;
+            dma_queue_push(q, dma_make_pair(dst, src), d->stride, (size_t) c->tile_size << g_shift, d->size,
+                           units >> g_shift);
         } else {
-            dma_queue_push(q, dma_make_pair(dst, base + d->off), d->stride, g->bsize, d->size, t->n / g->blck);
+            dma_queue_push(q, dma_make_pair(dst, base + d->off), d->stride, g->bsize, d->size, units);
         }
     }
 }
@@ -97,11 +99,9 @@ static void get_rows_compute_quant(const struct copy_stream *s, const struct cop
                                    uint8_t *out, uint8_t *scratch) {
     const struct get_rows_ctx *c = s->params;
     const struct gr_type *g = c->type;
-    uint32_t offset[GR_N_REGIONS];
-    gr_stage_layout(g, c->layout, c->k_cols, t->n, offset);
     const uint8_t *region[GR_N_REGIONS];
     for (uint32_t k = 0; k < GR_N_REGIONS; k++) {
-        region[k] = in + offset[k];
+        region[k] = in + c->offset[k];
     }
     const uint32_t chunk = s->plan->chunk, scales = gr_scratch_scales(chunk, g->sub);
     const struct dq_out o = {
@@ -133,13 +133,16 @@ static bool get_rows_quant(struct get_rows_ctx *c, const struct copy_plan *p) {
             return false;
         }
         c->k_cols = geom.k_cols;
+        c->unit_shift = (uint32_t) __builtin_ctz(geom.k_cols);
         c->tile_size = geom.size;
         c->tile_row = htp_tile_row_size(&geom, c->src->ne[0]);
         c->matrix = htp_tile_matrix_size(&geom, c->src->ne[0], c->src->ne[1]);
     }
-    uint32_t offset[GR_N_REGIONS];
+    if (!tiled) {
+        c->unit_shift = (uint32_t) __builtin_ctz(g->blck);
+    }
     return p->chunk % g->blck == 0 && p->chunk <= GR_CHUNK_MAX && p->scratch >= gr_scratch(p->chunk, g->sub) &&
-           p->slot_in >= gr_stage_layout(g, c->layout, c->k_cols, p->chunk, offset) &&
+           p->slot_in >= gr_stage_layout(g, c->layout, c->k_cols, p->chunk, c->offset) &&
            p->slot_out >= hex_align_up(p->chunk * 4, 4 * HEX_VLEN);
 }
 
