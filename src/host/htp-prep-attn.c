@@ -192,7 +192,8 @@ static bool softmax_plan(const struct htp_device *d, const struct vnpu_tensor *n
 
     kp->n_threads = attn_threads(d, nrows * ne00 * (8 + mask_size), HTP_ATTN_MIN_BYTES_PER_THREAD, nrows);
     kp->rows_per_thread = (uint32_t) ((nrows + kp->n_threads - 1) / kp->n_threads);
-    kp->block = attn_block(hex_align_up(ne00 * 4, HEX_VLEN), kp->rows_per_thread, ne01);
+    kp->block_heads = ne01 == 1;
+    kp->block = attn_block(hex_align_up(ne00 * 4, HEX_VLEN), kp->rows_per_thread, kp->block_heads ? ne02 : ne01);
     for (;;) {
         const struct softmax_layout l = softmax_layout(kp, ne00, mask_size);
         if (htp_vtcm_fits(l.per_thread, kp->n_threads, d->target.vtcm_size)) {

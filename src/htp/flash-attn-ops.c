@@ -244,7 +244,7 @@ static void fa_row(struct fa_thread *t, const struct fa_task *k, const HVX_Vecto
     const struct flash_attn_layout *lay = &c->l;
     const uint32_t nchunk = (k->nk + HVX_F32_PER_VEC - 1) / HVX_F32_PER_VEC;
     const HVX_Vector neg_inf = Q6_V_vsplat_R(FA_NEG_INF), scale = hvx_vec_splat_f32(kp->scale);
-    HVX_Vector vmax = neg_inf;
+    HVX_Vector kmax = hvx_vec_f32_order_key(neg_inf); /* order keys: hvx-f32-math.h */
     for (uint32_t ch = 0; ch < nchunk; ch++) {
         const uint32_t j0 = ch * HVX_F32_PER_VEC, n = HEX_MIN(HVX_F32_PER_VEC, k->nk - j0);
         HVX_Vector s = hvx_vec_mul_f32(
@@ -259,10 +259,10 @@ static void fa_row(struct fa_thread *t, const struct fa_task *k, const HVX_Vecto
             s = Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (n * 4)), s, neg_inf);
         }
         hvx_vmem_st(t->p + ch, s);
-        vmax = hvx_vec_max_f32(vmax, s);
+        kmax = Q6_Vw_vmax_VwVw(kmax, hvx_vec_f32_order_key(s));
     }
     const HVX_Vector m_old = hvx_vmem_ld(m);
-    const HVX_Vector m_new = hvx_vec_max_f32(m_old, hvx_vec_reduce_max_f32(vmax));
+    const HVX_Vector m_new = hvx_vec_max_f32(m_old, hvx_vec_reduce_max_f32(hvx_vec_f32_order_key(kmax)));
     const HVX_Vector corr = hvx_vec_exp_f32(hvx_vec_sub_f32(m_old, m_new));
     HVX_Vector sum = Q6_V_vzero();
     for (uint32_t ch = 0; ch < nchunk; ch++) {

@@ -8,7 +8,8 @@
  *   block b   pop the dst half, pop the reads of b, compute, push the write-back, push the reads of b + 2
  *   epilogue  pop the two write-backs and the two empty blocks' dummy reads
  * as row-stream.c does for the elementwise families. A block stays in one (i02, i03), so its mask rows are
- * consecutive and its ALiBi slope is one number.
+ * consecutive; with one row per head (ne01 = 1, a decode step's scores) it runs over the heads instead, with one
+ * mask row (or consecutive mask slices), so a step's heads move in one descriptor per buffer.
  *
  * A row is three vector passes: logits w = x * scale + slope * mask (padding lanes -inf) and their maximum;
  * e = exp(w - max) (hvx-f32-vec.h: a few ulp; -inf logits give exactly 0) and their sum; e / sum through a
@@ -51,13 +52,22 @@ struct softmax_thread {
     uint32_t end;              /* one past the thread's last row */
 };
 
-/* The next block: at most kp->block rows, not past the thread's end nor an i01 wrap. */
+/* The next block: at most kp->block rows, not past the thread's end; rows of one (i02, i03), or with
+ * block_heads rows of one i03 and one mask slice, so that each buffer's rows are one stride apart. */
 static struct softmax_block softmax_next_block(struct softmax_thread *t) {
     const struct softmax_ctx *c = t->c;
-    struct softmax_block b = {t->next, HEX_MIN(c->kp->block, t->end - t->next), {0, 0, 0}};
+    const struct softmax_kparams *kp = c->kp;
+    struct softmax_block b = {t->next, HEX_MIN(kp->block, t->end - t->next), {0, 0, 0}};
     if (b.n > 0) {
-        b.ix = htp_row_unravel(b.ir, c->src->ne[1], c->src->ne[2], &c->kp->div_ne01, &c->kp->div_ne0102);
-        b.n = HEX_MIN(b.n, c->src->ne[1] - b.ix.i1);
+        b.ix = htp_row_unravel(b.ir, c->src->ne[1], c->src->ne[2], &kp->div_ne01, &kp->div_ne0102);
+        if (!kp->block_heads) {
+            b.n = HEX_MIN(b.n, c->src->ne[1] - b.ix.i1);
+        } else {
+            b.n = HEX_MIN(b.n, c->src->ne[2] - b.ix.i2);
+            if (c->mask && c->mask->ne[2] > 1) {
+                b.n = HEX_MIN(b.n, c->mask->ne[2] - fastmodulo(b.ix.i2, c->mask->ne[2], &kp->div_mask_ne2));
+            }
+        }
     }
     t->next += b.n;
     return b;
@@ -75,14 +85,15 @@ static void softmax_push_src(struct softmax_thread *t, uint32_t h, const struct 
         }
         return;
     }
-    const uint32_t ne00 = c->src->ne[0];
+    const uint32_t ne00 = c->src->ne[0], dim = kp->block_heads ? 2 : 1; /* the dimension a block runs over */
     dma_queue_push(t->q, dma_make_pair(vsrc, htp_tensor_row(c->src, b->ix.i1, b->ix.i2, b->ix.i3)), c->l.row_stride,
-                   c->src->nb[1], ne00 * 4, b->n);
+                   c->src->nb[dim], ne00 * 4, b->n);
     if (c->mask) {
         const struct htp_tensor *m = c->mask;
         const uint32_t i2 = fastmodulo(b->ix.i2, m->ne[2], &kp->div_mask_ne2);
         const uint32_t i3 = fastmodulo(b->ix.i3, m->ne[3], &kp->div_mask_ne3);
-        dma_queue_push(t->q, dma_make_pair(vmask, htp_tensor_row(m, b->ix.i1, i2, i3)), c->l.mask_stride, m->nb[1],
+        const uint32_t stride = m->ne[dim] > 1 ? m->nb[dim] : 0; /* a head block over one mask slice: stride 0 */
+        dma_queue_push(t->q, dma_make_pair(vmask, htp_tensor_row(m, b->ix.i1, i2, i3)), c->l.mask_stride, stride,
                        ne00 * m->nb[0], b->n);
     }
 }
@@ -102,19 +113,19 @@ static HVX_Vector softmax_row_logits(const struct softmax_ctx *c, HVX_Vector *re
                                      const HVX_Vector *restrict m, float slope) {
     const uint32_t ne00 = c->src->ne[0], nvec = c->l.row_stride / HEX_VLEN;
     const HVX_Vector scale = hvx_vec_splat_f32(c->kp->scale), vslope = hvx_vec_splat_f32(slope);
-    HVX_Vector vmax = Q6_V_vsplat_R(SOFTMAX_NEG_INF);
+    HVX_Vector kmax = hvx_vec_f32_order_key(Q6_V_vsplat_R(SOFTMAX_NEG_INF)); /* order keys: hvx-f32-math.h */
     if (c->mask && c->mask->type == HTP_TYPE_F16) {
         for (uint32_t i = 0; i < nvec; i += 2) {
             const HVX_VectorPair mf = hvx_vec_f16_to_f32(hvx_vmem_ld(m + i / 2));
             const HVX_Vector m0 = Q6_V_lo_W(mf), m1 = Q6_V_hi_W(mf);
             const HVX_Vector w0 = softmax_logits(hvx_vmem_ld(x + i), &m0, scale, vslope, ne00 - i * HVX_F32_PER_VEC);
             hvx_vmem_st(y + i, w0);
-            vmax = hvx_vec_max_f32(vmax, w0);
+            kmax = Q6_Vw_vmax_VwVw(kmax, hvx_vec_f32_order_key(w0));
             if (i + 1 < nvec) {
                 const HVX_Vector w1 =
                     softmax_logits(hvx_vmem_ld(x + i + 1), &m1, scale, vslope, ne00 - (i + 1) * HVX_F32_PER_VEC);
                 hvx_vmem_st(y + i + 1, w1);
-                vmax = hvx_vec_max_f32(vmax, w1);
+                kmax = Q6_Vw_vmax_VwVw(kmax, hvx_vec_f32_order_key(w1));
             }
         }
     } else {
@@ -123,19 +134,19 @@ static HVX_Vector softmax_row_logits(const struct softmax_ctx *c, HVX_Vector *re
             const HVX_Vector w =
                 softmax_logits(hvx_vmem_ld(x + i), m ? &mv : NULL, scale, vslope, ne00 - i * HVX_F32_PER_VEC);
             hvx_vmem_st(y + i, w);
-            vmax = hvx_vec_max_f32(vmax, w);
+            kmax = Q6_Vw_vmax_VwVw(kmax, hvx_vec_f32_order_key(w));
         }
     }
-    return hvx_vec_reduce_max_f32(vmax);
+    return hvx_vec_reduce_max_f32(hvx_vec_f32_order_key(kmax));
 }
 
 /* Rows r of the block: x at src, mask rows at mask (NULL without), results to dst. */
 static void softmax_compute(const struct softmax_ctx *c, uint8_t *dst, const uint8_t *src, const uint8_t *mask,
                             const struct softmax_block *b) {
     const uint32_t nvec = c->l.row_stride / HEX_VLEN;
-    const float slope = htp_alibi_slope(&c->kp->alibi, b->ix.i2);
     const HVX_Vector neg_inf = Q6_V_vsplat_R(SOFTMAX_NEG_INF);
     for (uint32_t r = 0; r < b->n; r++) {
+        const float slope = htp_alibi_slope(&c->kp->alibi, b->ix.i2 + (c->kp->block_heads ? r : 0));
         HVX_Vector *restrict y = (HVX_Vector *) (dst + r * c->l.row_stride);
         const HVX_Vector *x = (const HVX_Vector *) (src + r * c->l.row_stride);
         const HVX_Vector *m = mask ? (const HVX_Vector *) (mask + r * c->l.mask_stride) : NULL;
@@ -182,8 +193,8 @@ static void softmax_block_run(struct softmax_thread *t, struct softmax_block blk
         htp_trace_stop(t->tr, HTP_TRACE_HVX_COMP, b);
     }
     const struct htp_row_index ix = blk[h].ix;
-    dma_queue_push(t->q, dma_make_pair(htp_tensor_row(c->dst, ix.i1, ix.i2, ix.i3), vdst), c->dst->nb[1],
-                   c->l.row_stride, c->dst->ne[0] * 4, blk[h].n);
+    dma_queue_push(t->q, dma_make_pair(htp_tensor_row(c->dst, ix.i1, ix.i2, ix.i3), vdst),
+                   c->dst->nb[c->kp->block_heads ? 2 : 1], c->l.row_stride, c->dst->ne[0] * 4, blk[h].n);
     blk[h] = softmax_next_block(t);
     softmax_push_src(t, h, &blk[h]);
 }

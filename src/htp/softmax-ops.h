@@ -22,6 +22,8 @@ struct softmax_kparams {
     uint32_t n_threads;                 /* workers, at most the session's; chosen from the op's size */
     uint32_t rows_per_thread;           /* ceil(nrows / n_threads): thread i starts at row_start + i * this */
     uint32_t block;                     /* rows per DMA block; a block never crosses an i01 wrap */
+    uint32_t block_heads;               /* 1 (ne01 = 1): blocks run over i02 instead, never crossing an i03 wrap
+                                           nor a wrap of the mask's dim 2 */
     float scale;                        /* op_params[0] */
     struct htp_alibi alibi;             /* op_params[1] = max_bias and the slopes' bases */
     struct fastdiv_values div_ne01;     /* flat row -> (i01, i02, i03) */

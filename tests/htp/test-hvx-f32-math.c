@@ -75,17 +75,23 @@ static void test_tanh(void **state) {
     assert_true(worst <= ABS_TANH);
 }
 
-/* The lane maximum is the largest lane, in every lane, wherever it sits. */
+/* The lane maximum is the largest lane, in every lane, wherever it sits: among negative lanes, infinities and
+ * signed zeros too (it works on order keys). */
 static void test_reduce_max(void **state) {
     (void) state;
-    for (uint32_t at = 0; at < 32; at++) {
-        HVX_Vector x;
-        for (uint32_t k = 0; k < 32; k++) {
-            hvx_lane_set_f32(&x, k, k == at ? 3.5f : -(float) (k + 1));
-        }
-        const HVX_Vector m = hvx_vec_reduce_max_f32(x);
-        for (uint32_t k = 0; k < 32; k++) {
-            assert_true(hvx_lane_get_f32(&m, k) == 3.5f);
+    const float others[4] = {-1.0f, -INFINITY, -0.0f, -1e30f}, best[4] = {3.5f, -2.5f, 0.0f, -1e29f};
+    for (uint32_t pattern = 0; pattern < 4; pattern++) {
+        for (uint32_t at = 0; at < 32; at++) {
+            HVX_Vector x;
+            for (uint32_t k = 0; k < 32; k++) {
+                hvx_lane_set_f32(&x, k,
+                                 k == at ? best[pattern] : others[pattern] * (pattern == 0 ? (float) (k + 1) : 1.0f));
+            }
+            const HVX_Vector m = hvx_vec_reduce_max_f32(x);
+            for (uint32_t k = 0; k < 32; k++) {
+                const float got = hvx_lane_get_f32(&m, k);
+                assert_true(got == best[pattern] && signbit(got) == signbit(best[pattern]));
+            }
         }
     }
 }

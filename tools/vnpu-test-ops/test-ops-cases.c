@@ -552,7 +552,7 @@ const struct ops_kind *ops_kind_find(const char *name) {
 
 /* SOFT_MAX: F32 and F16 masks with more rows than x and broadcast over dims 2 and 3, no mask, ALiBi over a head
  * count that is not a power of two, views, permuted rows, in place, wide and single rows, rows masked entirely,
- * a prefill's scores and a decode's. */
+ * a prefill's scores and a decode's (one row per head: blocks over the heads, also over mask slices that wrap). */
 #define SOFT_MAX_ROWS                                                                                                 \
     {"SOFT_MAX", {64, 7, 8, 1}, {64, 7, 1, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_F32, .quick = true},             \
     {"SOFT_MAX", {64, 7, 8, 1}, {64, 9, 1, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_F32, .quick = true,              \
@@ -574,6 +574,8 @@ const struct ops_kind *ops_kind_find(const char *name) {
     {"SOFT_MAX", {40, 3, 2, 1}, {40, 3, 1, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32, .type1 = VNPU_TYPE_F16,        \
      .attn = {.all_masked = true}},                                                                                 \
     {"SOFT_MAX", {256, 1, 32, 1}, {256, 1, 1, 1}, .p = {0.0884f, 0.0f}, .nmse_max = NMSE_F32},                        \
+    {"SOFT_MAX", {37, 1, 12, 2}, {37, 1, 4, 2}, .p = {0.5f, 8.0f}, .nmse_max = NMSE_F32, .quick = true,              \
+     .type1 = VNPU_TYPE_F16},                                                                                       \
     {"SOFT_MAX", {512, 512, 8, 1}, {512, 512, 1, 1}, .p = {0.0884f, 0.0f}, .nmse_max = NMSE_F32}
 
 /* FLASH_ATTN_EXT (test-backend-ops' NMSE 5e-4): F16 and F32 K/V, read from a KV cache as the llama graph does or
