@@ -3,13 +3,14 @@
  *
  * Q8: per block of 32 (one f32 vector), max |x| by a rotate tree (every lane ends with it), d = max / 127 and
  * 1 / d = 127 * recip(max) (hvx-f32-vec.h, Newton-Raphson: within a few ulp, so a code can differ from
- * round(x / d) by one only at a rounding tie), q = x / d rounded to nearest by the 1.5 * 2^23 addition, the codes
+ * round(x / d) by one only at a rounding tie), q = x / d rounded to nearest (hvx_vec_round_i32_small), the codes
  * packed to bytes by two saturating packs, and each group of 4 codes repeated over a vector by vextract + vsplat.
  */
 #include "act-quant.h"
 
 #include "hex-common.h"
 #include "hvx-f32-vec.h"
+#include "hvx-mm-float.h"
 
 #include <stddef.h>
 
@@ -29,15 +30,21 @@ static inline HVX_Vector hvx_vec_reduce_max_f32(HVX_Vector v) {
     return v;
 }
 
-/* int32 lanes of magnitude below 2^22 as f32. */
-static inline HVX_Vector hvx_vec_i32_to_f32_small(HVX_Vector v) {
-    const HVX_Vector magic = Q6_V_vsplat_R(0x4B400000); /* 1.5 * 2^23: its mantissa holds any |v| < 2^22 */
-    return hvx_vec_sub_f32(Q6_Vw_vadd_VwVw(v, magic), magic);
+/* x rounded to the nearest integer, as int32 lanes, for |x| <= 127. With IEEE sf arithmetic adding 1.5 * 2^23
+ * rounds exactly (nearest even) and the integer is the low mantissa bits; the qf32 forms before v73 may land that sum
+ * an ulp off, so there x goes through hf (whose rounding of |x| <= 127 moves it by at most 1/32) and the v68
+ * hf-to-int16 conversion (nearest even); both halves of a word hold the code, the arithmetic shift extends it. */
+static inline HVX_Vector hvx_vec_round_i32_small(HVX_Vector x) {
+#if HTP_ARCH_IEEE_SF
+    const HVX_Vector magic = hvx_vec_splat_f32(12582912.0f);
+    return Q6_Vw_vsub_VwVw(hvx_vec_add_f32(x, magic), magic);
+#else
+    return Q6_Vw_vasr_VwR(Q6_Vh_vcvt_Vhf(Q6_Vhf_vcvt_VsfVsf(x, x)), 16);
+#endif
 }
 
 void act_quant_q8_row(const uint8_t *x, uint32_t n, uint8_t *dst) {
     const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7FFFFFFF);
-    const HVX_Vector magic = hvx_vec_splat_f32(12582912.0f); /* 1.5 * 2^23: adding it rounds to an integer */
     const HVX_Vector inv_127 = hvx_vec_splat_f32(1.0f / 127.0f), f127 = hvx_vec_splat_f32(127.0f);
     const HVX_Vector tiny = hvx_vec_splat_f32(1.17549435e-38f);
     for (uint32_t b = 0; b < n / ACT_Q8_BLOCK; b++, dst += ACT_Q8_BLOCK_SIZE) {
@@ -46,8 +53,8 @@ void act_quant_q8_row(const uint8_t *x, uint32_t n, uint8_t *dst) {
         const HVX_Vector d = hvx_vec_mul_f32(amax, inv_127);
         const HVX_VectorPred live = Q6_Q_vcmp_gt_VsfVsf(amax, tiny);
         const HVX_Vector id = Q6_V_vmux_QVV(live, hvx_vec_mul_f32(hvx_vec_recip_f32(amax), f127), Q6_V_vzero());
-        const HVX_Vector q = Q6_Vw_vsub_VwVw(hvx_vec_add_f32(hvx_vec_mul_f32(v, id), magic), magic);
-        const HVX_Vector sum = hvx_vec_i32_to_f32_small(hvx_vec_reduce_sum_i32(q));
+        const HVX_Vector q = hvx_vec_round_i32_small(hvx_vec_mul_f32(v, id));
+        const HVX_Vector sum = hvx_mm_i32_to_f32(hvx_vec_reduce_sum_i32(q));
         const HVX_Vector h = Q6_Vh_vpack_VwVw_sat(q, q);
         const HVX_Vector bytes = Q6_Vb_vpack_VhVh_sat(h, h); /* bytes 0..31: the codes in order */
         for (uint32_t g = 0; g < ACT_Q8_BLOCK / 4; g++) {

@@ -27,6 +27,23 @@
  * costs a 256-byte copy each way. */
 #define HVX_MM_INLINE static inline __attribute__((always_inline))
 
+/* int32 lanes as f32, exactly for magnitudes below 2^22 (a 32-column step's int8 dot product is at most
+ * 32 * 128 * 128 = 2^19). From v73 the conversion instruction; before, integer operations only (a qf32 subtraction
+ * of 1.5 * 2^23 may land an ulp of 2^23 off): the leading one of |v| becomes the implicit bit, its position the
+ * exponent. */
+HVX_MM_INLINE HVX_Vector hvx_mm_i32_to_f32(HVX_Vector v) {
+#if __HVX_ARCH__ >= 73
+    return Q6_Vsf_equals_Vw(v);
+#else
+    const HVX_Vector m = Q6_Vw_vabs_Vw(v);
+    const HVX_Vector n = Q6_Vuw_vcl0_Vuw(m); /* 10..31 for 0 < |v| < 2^22 */
+    const HVX_Vector mant = Q6_V_vand_VV(Q6_Vuw_vlsr_VuwR(Q6_Vw_vasl_VwVw(m, n), 8), Q6_V_vsplat_R(0x7FFFFF));
+    const HVX_Vector expo = Q6_Vw_vasl_VwR(Q6_Vw_vsub_VwVw(Q6_V_vsplat_R(158), n), 23); /* 127 + 31 - n */
+    const HVX_Vector bits = Q6_V_vor_VV(Q6_V_vor_VV(mant, expo), Q6_V_vand_VV(v, Q6_V_vsplat_R(INT32_MIN)));
+    return Q6_V_vmux_QVV(Q6_Q_vcmp_eq_VwVw(m, Q6_V_vzero()), Q6_V_vzero(), bits);
+#endif
+}
+
 /* Tail predicate of a row of row_bytes bytes: the bytes of its last vector that hold elements. */
 HVX_MM_INLINE HVX_VectorPred hvx_mm_tail_pred(uint32_t row_bytes) {
     return Q6_Q_vsetq2_R((int32_t) (row_bytes - (row_bytes - 1) / HEX_VLEN * HEX_VLEN));

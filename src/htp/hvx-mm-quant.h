@@ -41,16 +41,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* int32 lanes as f32, exactly for magnitudes below 2^22 (a step's sum is at most 32 * 128 * 128 = 2^19). */
-HVX_MM_INLINE HVX_Vector hvx_mm_i32_to_f32(HVX_Vector v) {
-#if __HVX_ARCH__ >= 73
-    return Q6_Vsf_equals_Vw(v);
-#else
-    const HVX_Vector magic = Q6_V_vsplat_R(0x4B400000); /* 1.5 * 2^23 */
-    return hvx_vec_sub_f32(Q6_Vw_vadd_VwVw(v, magic), magic);
-#endif
-}
-
 /* The 32 FP16 row scales at p (128-byte aligned; the vector's other 64 bytes are ignored) as f32, lane r = row r. */
 HVX_MM_INLINE HVX_Vector hvx_mm_scales_f16(const uint8_t *p) {
     const HVX_Vector h = Q6_Vh_vshuff_Vh(hvx_vmem_ld(p)); /* half 2r = row r's scale */

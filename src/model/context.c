@@ -51,6 +51,11 @@ static enum vnpu_status context_check_params(const struct vnpu_model *model, str
                        1u << 24, p->n_batch, 1u << 16, p->n_threads);
         return VNPU_STATUS_BAD_ARG;
     }
+    if (model->n_weight_bufs > 0 && strcmp(p->devices, model->devices) != 0) { /* model.c placed them */
+        vnpu_log_error("context: devices '%s', but the model's weights were placed for '%s' at load", p->devices,
+                       model->devices);
+        return VNPU_STATUS_BAD_ARG;
+    }
     const int32_t kv_types[2] = {p->type_k, p->type_v};
     for (int i = 0; i < 2; i++) {
         if (kv_types[i] != VNPU_TYPE_F32 && kv_types[i] != VNPU_TYPE_F16) {
