@@ -46,98 +46,89 @@ static void dq_tiled_nibbles(const uint8_t *qs, uint32_t n, uint8_t *codes, enum
     }
 }
 
-/* 2-bit vrmpy words (4 bytes per 16 k of a tile) -> codes - minus in k order: 512 per vector. */
-static void dq_tiled_pairs(const uint8_t *qs, uint32_t n, uint8_t *codes, uint8_t minus) {
-    for (uint32_t i = 0; i < dq_nvec(n / 4); i++) {
-        HVX_Vector p[4];
-        dq_pair_planes(hvx_vmem_ld(DQ_VEC(qs, i)), minus, p);
-        dq_interleave(p, 4, 1, 4);
-        dq_store(codes, 4 * i, p, 4);
+/* vrmpy words of b-bit codes (byte j of word m holds k = 8 m / b + 4 g + j at bits b g): each word repeated 8 / b
+ * times puts element k at byte k, its bits at b ((k / 4) % (8 / b)). Output vector i * parts + j of the words in
+ * vector i of qs, with `minus` taken off (Q1_0: codes -1 or +1, b = 1). */
+static void dq_tiled_words(const uint8_t *qs, uint32_t n, uint8_t *codes, uint32_t b, uint8_t minus) {
+    const uint32_t levels = b == 1 ? 3 : b == 2 ? 2 : 1, parts = 1u << levels;
+    const HVX_Vector shift = dq_shifts(2, parts - 1, b, 0), m = Q6_Vb_vsplat_R(minus);
+    for (uint32_t i = 0; i < dq_nvec(n * b / 8); i++) {
+        const HVX_Vector v = hvx_vmem_ld(DQ_VEC(qs, i));
+        for (uint32_t j = 0; j < parts; j++) {
+            HVX_Vector q = dq_field(dq_repeat(v, 4, levels, j), shift, 0, (uint8_t) ((1u << b) - 1));
+            q = b == 1 ? Q6_Vb_vadd_VbVb(q, q) : q; /* Q1_0: 2 bit - 1 */
+            hvx_vmem_st(DQ_VEC(codes, parts * i + j), Q6_Vb_vsub_VbVb(q, m));
+        }
     }
 }
 
 /* Q4_0: x = (q - 8) * d. */
-const uint8_t *dq_tiled_q4_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+void dq_tiled_q4_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
     dq_tiled_nibbles(region[GR_QS], n, o->codes, DQ_LUT_Q4_0);
     dq_scales_hf(region[GR_D], n / 32, o->scale);
-    return o->codes;
 }
 
 /* IQ4_NL: x = kvalues_iq4nl[q] * d. */
-const uint8_t *dq_tiled_iq4_nl(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+void dq_tiled_iq4_nl(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
     dq_tiled_nibbles(region[GR_QS], n, o->codes, DQ_LUT_IQ4_NL);
     dq_scales_hf(region[GR_D], n / 32, o->scale);
-    return o->codes;
 }
 
 /* MXFP4: x = kvalues_mxfp4[q] * 2^(e - 128). */
-const uint8_t *dq_tiled_mxfp4(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+void dq_tiled_mxfp4(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
     dq_tiled_nibbles(region[GR_QS], n, o->codes, DQ_LUT_MXFP4);
     dq_scales_e8m0(region[GR_D], n / 32, o->scale);
-    return o->codes;
 }
 
 /* Q4_1: x = q * d + m; Q4_K: x = (d * sc) * q + (-dmin * m), the tile's (scale, bias) pair per 32. */
-const uint8_t *dq_tiled_q4_1(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+void dq_tiled_q4_1(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
     dq_tiled_nibbles(region[GR_QS], n, o->codes, DQ_LUT_U4);
     dq_scales_hf_pairs(region[GR_D], n / 32, o->scale, o->bias);
-    return o->codes;
 }
 
-const uint8_t *dq_tiled_q4_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    return dq_tiled_q4_1(region, n, o);
-}
-
-/* Q5_K: Q4_K's codes + 16 times the fifth bit. Row r's 4 QH bytes per tile: bit 2 m + e of byte i is the fifth
- * bit of k = 8 m + 2 i + e. */
-const uint8_t *dq_tiled_q5_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+void dq_tiled_q4_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
     dq_tiled_q4_1(region, n, o);
-    for (uint32_t i = 0; i < dq_nvec(n / 8); i++) {
-        const HVX_Vector v = hvx_vmem_ld(DQ_VEC(region[GR_QH], i));
-        HVX_Vector x[8];
-        for (uint32_t b = 0; b < 8; b++) {
-            x[b] = Q6_Vh_vasl_VhR(dq_bits(v, b, 1), 4); /* 16 * bit */
-        }
-        for (uint32_t m = 0; m < 4; m++) { /* (i, e) in order for each m: bits 2 m, 2 m + 1 of each byte */
-            dq_interleave(x + 2 * m, 2, 1, 1);
-        }
-        dq_interleave(x, 4, 2, 8); /* then m: 8 bytes of each */
-        for (uint32_t k = 0; k < 8; k++) {
-            hvx_vmem_st(DQ_VEC(o->codes, 8 * i + k), Q6_Vb_vadd_VbVb(hvx_vmem_ld(DQ_VEC(o->codes, 8 * i + k)), x[k]));
-        }
+}
+
+/* Q5_K: Q4_K's nibbles with a fifth bit each. Row r's 4 QH bytes per tile: bits 2 (cp / 4) and 2 (cp / 4) + 1 of
+ * byte cp % 4 are the fifth bits of the pair cp (codes 2 cp and 2 cp + 1). Each tile's word repeated 4 times
+ * lines those bytes up with the 16 pairs. */
+void dq_tiled_q5_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    const HVX_Vector shift = dq_shifts(2, 3, 2, 0), low = Q6_Vb_vsplat_R(0x0F);
+    for (uint32_t i = 0; i < dq_nvec(n / 2); i++) {
+        const HVX_Vector v = hvx_vmem_ld(DQ_VEC(region[GR_QS], i));
+        const HVX_Vector f = dq_field(dq_repeat(hvx_vmem_ld(DQ_VEC(region[GR_QH], i / 4)), 4, 2, i % 4), shift, 0, 3);
+        const HVX_Vector lo = Q6_V_vor_VV(Q6_V_vand_VV(v, low), Q6_Vh_vasl_VhR(dq_bits(f, 0, 1), 4));
+        const HVX_Vector hi = Q6_V_vor_VV(Q6_Vub_vlsr_VubR(v, 4), Q6_Vh_vasl_VhR(dq_bits(f, 1, 1), 4));
+        const HVX_VectorPair e = Q6_W_vshuff_VVR(hi, lo, -1);
+        hvx_vmem_st(DQ_VEC(o->codes, 2 * i), Q6_V_lo_W(e));
+        hvx_vmem_st(DQ_VEC(o->codes, 2 * i + 1), Q6_V_hi_W(e));
     }
-    return o->codes;
+    dq_scales_hf_pairs(region[GR_D], n / 32, o->scale, o->bias);
 }
 
 /* Q8_0: x = q * d; the codes came in order. */
-const uint8_t *dq_tiled_q8_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+void dq_tiled_q8_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_copy_codes(region[GR_QS], n, o->codes);
     dq_scales_hf(region[GR_D], n / 32, o->scale);
-    return region[GR_QS];
 }
 
 /* Q1_0: 4 words per tile (k = 32 q + 4 g + j: bit g of byte j of word q), -d when clear, +d when set. */
-const uint8_t *dq_tiled_q1_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    for (uint32_t i = 0; i < dq_nvec(n / 8); i++) {
-        HVX_Vector p[8];
-        dq_sign_planes(hvx_vmem_ld(DQ_VEC(region[GR_QS], i)), p);
-        dq_interleave(p, 8, 1, 4);
-        dq_store(o->codes, 8 * i, p, 8);
-    }
+void dq_tiled_q1_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_tiled_words(region[GR_QS], n, o->codes, 1, 1);
     dq_scales_hf(region[GR_D], n / 128, o->scale);
-    return o->codes;
 }
 
 /* Q2_0: 4 words per tile (k = 16 v + 4 p + j: bits 2 p of byte j of word v); x = (code - 1) * d. */
-const uint8_t *dq_tiled_q2_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    dq_tiled_pairs(region[GR_QS], n, o->codes, 1);
+void dq_tiled_q2_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_tiled_words(region[GR_QS], n, o->codes, 2, 1);
     dq_scales_hf(region[GR_D], n / 64, o->scale);
-    return o->codes;
 }
 
 /* Q2_K: 2 words per tile of 2-bit codes; GGML's scale bytes of the tile's two sub-blocks of 16; (d, -dmin) per
  * super-block. x = d * (sc & 15) * q + (-dmin) * (sc >> 4). */
-const uint8_t *dq_tiled_q2_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    dq_tiled_pairs(region[GR_QS], n, o->codes, 0);
+void dq_tiled_q2_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_tiled_words(region[GR_QS], n, o->codes, 2, 0);
     for (uint32_t i = 0; i < dq_nvec(n / 16); i++) {
         const HVX_Vector sc = hvx_vmem_ld(DQ_VEC(region[GR_SC], i));
         hvx_vmem_st(DQ_VEC(o->tmp + DQ_TMP_SC, i), dq_bits(sc, 0, 0x0F));
@@ -146,50 +137,39 @@ const uint8_t *dq_tiled_q2_K(const uint8_t *const region[GR_N_REGIONS], uint32_t
     dq_scales_hf_pairs(region[GR_D], n / 256, o->tmp + DQ_TMP_D, o->tmp + DQ_TMP_DM);
     dq_expand(o->tmp + DQ_TMP_D, n / 256, 4, o->scale);
     dq_expand(o->tmp + DQ_TMP_DM, n / 256, 4, o->bias);
-    dq_scale_by_bytes(o->scale, o->tmp + DQ_TMP_SC, n / 16, false);
-    dq_scale_by_bytes(o->bias, o->tmp + DQ_TMP_MIN, n / 16, false);
-    return o->codes;
+    dq_scale_by_bytes(o->scale, o->tmp + DQ_TMP_SC, n / 16, false, o->tmp + DQ_TMP_F);
+    dq_scale_by_bytes(o->bias, o->tmp + DQ_TMP_MIN, n / 16, false, o->tmp + DQ_TMP_F);
 }
 
 /* Q3_K: low 2 bits as Q2_K's, a sign word per tile (bit g of byte j set: k = 4 g + j is negative, code - 4), the
  * tile's F16 scales d * (sc - 32) of k 0..15 and 16..31. */
-const uint8_t *dq_tiled_q3_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    dq_tiled_pairs(region[GR_QS], n, o->codes, 0);
+void dq_tiled_q3_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_tiled_words(region[GR_QS], n, o->codes, 2, 0);
+    const HVX_Vector shift = dq_shifts(2, 7, 1, 0); /* one sign word per tile, repeated 8 times */
     for (uint32_t i = 0; i < dq_nvec(n / 8); i++) {
         const HVX_Vector v = hvx_vmem_ld(DQ_VEC(region[GR_QH], i));
-        HVX_Vector p[8];
-        for (uint32_t b = 0; b < 8; b++) {
-            p[b] = Q6_Vh_vasl_VhR(dq_bits(v, b, 1), 2); /* 4 * sign */
-        }
-        dq_interleave(p, 8, 1, 4);
-        for (uint32_t k = 0; k < 8; k++) {
-            hvx_vmem_st(DQ_VEC(o->codes, 8 * i + k), Q6_Vb_vsub_VbVb(hvx_vmem_ld(DQ_VEC(o->codes, 8 * i + k)), p[k]));
+        for (uint32_t j = 0; j < 8; j++) {
+            const HVX_Vector four = Q6_Vh_vasl_VhR(dq_field(dq_repeat(v, 4, 3, j), shift, 0, 1), 2);
+            hvx_vmem_st(DQ_VEC(o->codes, 8 * i + j), Q6_Vb_vsub_VbVb(hvx_vmem_ld(DQ_VEC(o->codes, 8 * i + j)), four));
         }
     }
     dq_scales_hf(region[GR_SC], n / 16, o->scale);
-    return o->codes;
 }
 
 /* Q6_K: 4 words of low nibbles per tile (k = 8 v + 4 n + j: nibble n of byte j of word v), 2 words of high 2 bits
  * (as Q2_K's), the tile's F16 scales d * sc of k 0..15 and 16..31; x = scale * (q - 32). */
-const uint8_t *dq_tiled_q6_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
-    for (uint32_t i = 0; i < dq_nvec(n / 2); i++) {
-        const HVX_Vector v = hvx_vmem_ld(DQ_VEC(region[GR_QS], i));
-        HVX_Vector p[2] = {dq_bits(v, 0, 0x0F), Q6_Vub_vlsr_VubR(v, 4)};
-        dq_interleave(p, 2, 1, 4);
-        dq_store(o->codes, 2 * i, p, 2);
-    }
+void dq_tiled_q6_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    dq_tiled_words(region[GR_QS], n, o->codes, 4, 0);
+    const HVX_Vector shift = dq_shifts(2, 3, 2, 0); /* the 2 high-bit words of a tile, repeated 4 times */
     for (uint32_t i = 0; i < dq_nvec(n / 4); i++) {
-        HVX_Vector p[4];
-        dq_pair_planes(hvx_vmem_ld(DQ_VEC(region[GR_QH], i)), 0, p);
-        dq_interleave(p, 4, 1, 4);
-        for (uint32_t k = 0; k < 4; k++) {
-            const HVX_Vector q = Q6_V_vor_VV(hvx_vmem_ld(DQ_VEC(o->codes, 4 * i + k)), Q6_Vh_vasl_VhR(p[k], 4));
-            hvx_vmem_st(DQ_VEC(o->codes, 4 * i + k), Q6_Vb_vsub_VbVb(q, Q6_Vb_vsplat_R(32)));
+        const HVX_Vector v = hvx_vmem_ld(DQ_VEC(region[GR_QH], i));
+        for (uint32_t j = 0; j < 4; j++) {
+            const HVX_Vector high = Q6_Vh_vasl_VhR(dq_field(dq_repeat(v, 4, 2, j), shift, 0, 3), 4);
+            const HVX_Vector q = Q6_V_vor_VV(hvx_vmem_ld(DQ_VEC(o->codes, 4 * i + j)), high);
+            hvx_vmem_st(DQ_VEC(o->codes, 4 * i + j), Q6_Vb_vsub_VbVb(q, Q6_Vb_vsplat_R(32)));
         }
     }
     dq_scales_hf(region[GR_SC], n / 16, o->scale);
-    return o->codes;
 }
 
 const struct dq_type dq_types[HTP_TYPE_Q2_0 + 1] = {

@@ -110,8 +110,8 @@ static void get_rows_compute_quant(const struct copy_stream *s, const struct cop
         .bias = scratch + gr_scratch_codes(chunk) + scales,
         .tmp = scratch + gr_scratch_codes(chunk) + 2 * scales,
     };
-    const uint8_t *codes = c->dequant(region, t->n, &o);
-    dq_finish(codes, o.scale, c->bias ? o.bias : NULL, t->n, g->sub, out);
+    c->dequant(region, t->n, &o);
+    dq_finish(o.codes, o.scale, c->bias ? o.bias : NULL, t->n, g->sub, out);
 }
 
 static const struct copy_ops get_rows_ops_f32 = {get_rows_push_reads, NULL, get_rows_push_write};

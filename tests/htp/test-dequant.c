@@ -63,8 +63,8 @@ static void dequant(enum vnpu_type type, bool tiled, const uint8_t *slot, uint32
     const uint32_t scales = gr_scratch_scales(n, g->sub);
     const struct dq_out o = {scratch, scratch + gr_scratch_codes(n), scratch + gr_scratch_codes(n) + scales,
                              scratch + gr_scratch_codes(n) + 2 * scales};
-    const uint8_t *codes = (tiled ? dq->tiled : dq->flat)(region, n, &o);
-    dq_finish(codes, o.scale, dq->bias ? o.bias : NULL, n, g->sub, f);
+    (tiled ? dq->tiled : dq->flat)(region, n, &o);
+    dq_finish(o.codes, o.scale, dq->bias ? o.bias : NULL, n, g->sub, f);
     memcpy(out, f, n * sizeof(float));
     free(scratch);
     free(f);
