@@ -9,8 +9,9 @@
  *   scales        F16 per tile (or per 16 of its k), (scale, bias) pairs, E8M0 bytes, Q2_K's scale bytes and its
  *                 (d, -dmin) per super-block
  *
- * so what is left is splitting bit fields and interleaving them back into k order. Tile layouts: htp-tiles.h
- * (seed 000, "Tiled Weight Formats"); the values equal repack_dequant_tile's.
+ * so what is left is bit work: a nibble pair splits into two codes with one byte shuffle, and a vrmpy word
+ * repeated by self-shuffles until element k sits at byte k gives each byte the field its position asks for.
+ * Tile layouts: htp-tiles.h (seed 000, "Tiled Weight Formats"); the values equal repack_dequant_tile's.
  */
 #include "dequant.h"
 

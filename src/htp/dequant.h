@@ -6,7 +6,7 @@
  *   scale  one F32 per sub-block of `sub` elements, in row order
  *   bias   one F32 per sub-block, added after the scale (Q4_1's m, the K-quants' -dmin * min), or none
  *
- * so that every type ends the same way: element = (float) code * scale + bias (get-rows-ops.c). Each scale
+ * so that every type ends the same way: element = (float) code * scale + bias (dq_finish). Each scale
  * is formed as GGML forms it (Q6_K: d * scale, then times q), and every product of a code and a scale is
  * exact in F32, so on the IEEE float path the values are GGML's to the bit.
  *
