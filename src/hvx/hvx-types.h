@@ -11,6 +11,9 @@
  *  - HVX_VectorPair: v[0] = lo (Vdd.v[0] in the ISA), v[1] = hi, laid out lo then hi as in memory.
  *  - HVX_VectorPred: one byte per Q bit, 0x00 or 0xFF. The ISA's Q register holds 128 bits, one per
  *    vector byte; a byte mask keeps compares, vmux and predicated stores one instruction each on a host.
+ *  - All three are may_alias, as vector loads and stores through them reach memory of any type (VTCM
+ *    buffers of floats, halves, bytes): without it GCC -O2 may keep a float array's old value across an
+ *    HVX store into it (strict aliasing), which no Hexagon compiler does to HVX code.
  *
  * Build-time options (CMake sets them on the vnpu-hvx target, see src/hvx/CMakeLists.txt):
  *  - VNPU_HVX_SIMD_AVX2: use the AVX2 chunk backend (hvx-simd-avx2.h); else portable C lanes only.
@@ -54,12 +57,12 @@ typedef union {
 #if HVX_SIMD
     hvx_simd_t s[HVX_SIMD_N];
 #endif
-} __attribute__((aligned(128))) HVX_Vector;
+} __attribute__((aligned(128), may_alias)) HVX_Vector;
 
 /* An HVX_Vector at any address: the type of vmemu loads and stores (as the Hexagon headers define it). */
 typedef HVX_Vector HVX_UVector __attribute__((aligned(1)));
 
-typedef struct {
+typedef struct __attribute__((may_alias)) {
     HVX_Vector v[2]; /* v[0] = lo, v[1] = hi */
 } HVX_VectorPair;
 
@@ -70,7 +73,7 @@ typedef union {
 #if HVX_SIMD
     hvx_simd_t s[HVX_SIMD_N];
 #endif
-} __attribute__((aligned(128))) HVX_VectorPred;
+} __attribute__((aligned(128), may_alias)) HVX_VectorPred;
 
 _Static_assert(sizeof(HVX_Vector) == 128, "HVX_Vector is one 128-byte register");
 _Static_assert(sizeof(HVX_VectorPair) == 256, "HVX_VectorPair is two registers, lo then hi");
