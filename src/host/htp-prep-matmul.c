@@ -25,12 +25,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Thresholds of the plan. HTP_MM_MACS_PER_THREAD: a worker does about 5 G multiply-adds/s in the emulation
- * (vnpu-test-ops perf, MUL_MAT f16 2048 x 2048 x 1 on one worker), and handing a job to a parked worker costs tens
- * of microseconds on the 2-core build machine; 2^20 (~200 us) per extra worker keeps the small matmuls of a tiny
- * model on the caller. HTP_MM_MIN_COLS: a chunk re-streams every weight, so prefetch depth is given up before the
- * chunk drops below this many columns. HTP_MM_FLAT_PREFETCH: flat quantized tile rows take 2 DMA descriptors per
- * row, 3 in flight keep a worker's queue under VDSP_DMA_DEPTH. */
+/* Thresholds of the plan. HTP_MM_MACS_PER_THREAD: one worker does 2 G (F16) to 8 G (Q4_0) multiply-adds/s in the
+ * emulation (vnpu-test-ops perf, MUL_MAT 2048 x 2048 x 1 with VNPU_NHVX=1), and handing a job to a parked worker
+ * costs tens of microseconds on the 2-core build machine; 2^20 (0.13 to 0.5 ms of work) per extra worker keeps the
+ * small matmuls of a tiny model on the caller. HTP_MM_MIN_COLS: a chunk re-streams every weight, so prefetch depth
+ * is given up before the chunk drops below this many columns. HTP_MM_FLAT_PREFETCH: flat quantized tile rows take
+ * 2 DMA descriptors per row, 3 in flight keep a worker's queue under VDSP_DMA_DEPTH. */
 #define HTP_MM_MACS_PER_THREAD (1u << 20)
 #define HTP_MM_MIN_COLS        64
 #define HTP_MM_TILED_PREFETCH  4
@@ -93,7 +93,7 @@ static bool mm_plan(const struct htp_device *d, const struct vnpu_tensor *node, 
         return false;
     }
     const uint64_t ne00 = (uint64_t) w->ne[0], n_cols = (uint64_t) x->ne[1] * x->ne[2] * x->ne[3];
-    if (ne00 > (1u << 24) || n_cols > UINT32_MAX) {
+    if (ne00 > MATMUL_MAX_K || n_cols > UINT32_MAX) {
         snprintf(why, size, "K = %llu or %llu columns exceed the kernel's counters", (unsigned long long) ne00,
                  (unsigned long long) n_cols);
         return false;

@@ -22,10 +22,11 @@ static inline HVX_Vector hvx_vec_reduce_sum_i32(HVX_Vector v) {
     return v;
 }
 
-/* The largest lane, in every lane (lanes are non-negative floats). */
-static inline HVX_Vector hvx_vec_reduce_max_f32(HVX_Vector v) {
+/* The largest lane, in every lane, of non-negative floats: their bit patterns order as int32 (one integer
+ * maximum per level instead of a float one). */
+static inline HVX_Vector hvx_vec_reduce_max_abs_f32(HVX_Vector v) {
     for (int bytes = 64; bytes >= 4; bytes >>= 1) {
-        v = hvx_vec_max_f32(v, Q6_V_vror_VR(v, bytes));
+        v = Q6_Vw_vmax_VwVw(v, Q6_V_vror_VR(v, bytes));
     }
     return v;
 }
@@ -46,12 +47,12 @@ static inline HVX_Vector hvx_vec_round_i32_small(HVX_Vector x) {
 void act_quant_q8_row(const uint8_t *x, uint32_t n, uint8_t *dst) {
     const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7FFFFFFF);
     const HVX_Vector inv_127 = hvx_vec_splat_f32(1.0f / 127.0f), f127 = hvx_vec_splat_f32(127.0f);
-    const HVX_Vector tiny = hvx_vec_splat_f32(1.17549435e-38f);
+    const HVX_Vector subnormal = Q6_V_vsplat_R(0x007FFFFF); /* the largest subnormal's bits */
     for (uint32_t b = 0; b < n / ACT_Q8_BLOCK; b++, dst += ACT_Q8_BLOCK_SIZE) {
         const HVX_Vector v = hvx_vmem_ld(x + (size_t) b * HEX_VLEN);
-        const HVX_Vector amax = hvx_vec_reduce_max_f32(Q6_V_vand_VV(v, abs_mask));
+        const HVX_Vector amax = hvx_vec_reduce_max_abs_f32(Q6_V_vand_VV(v, abs_mask));
         const HVX_Vector d = hvx_vec_mul_f32(amax, inv_127);
-        const HVX_VectorPred live = Q6_Q_vcmp_gt_VsfVsf(amax, tiny);
+        const HVX_VectorPred live = Q6_Q_vcmp_gt_VwVw(amax, subnormal); /* amax >= FLT_MIN */
         const HVX_Vector id = Q6_V_vmux_QVV(live, hvx_vec_mul_f32(hvx_vec_recip_f32(amax), f127), Q6_V_vzero());
         const HVX_Vector q = hvx_vec_round_i32_small(hvx_vec_mul_f32(v, id));
         const HVX_Vector sum = hvx_mm_i32_to_f32(hvx_vec_reduce_sum_i32(q));

@@ -319,13 +319,13 @@ static uint32_t matmul_check(struct matmul_ctx *c, const struct htp_ctx *ctx) {
     const uint32_t ne00 = w->ne[0], ne01 = w->ne[1], ne02 = w->ne[2], ne03 = w->ne[3];
     if (x->type != HTP_TYPE_F32 || x->nb[0] != 4 || d->type != HTP_TYPE_F32 || !htp_tensor_is_contiguous(d, 4) ||
         x->ne[0] != ne00 || d->ne[0] != ne01 || d->ne[1] != x->ne[1] || d->ne[2] != x->ne[2] || d->ne[3] != x->ne[3] ||
-        x->ne[2] % ne02 != 0 || x->ne[3] % ne03 != 0) {
+        x->ne[2] % ne02 != 0 || x->ne[3] % ne03 != 0 || ne00 > MATMUL_MAX_K) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     const uint64_t n_cols = (uint64_t) x->ne[1] * x->ne[2] * x->ne[3];
     if (kp->n_threads == 0 || kp->n_threads > ctx->n_threads || kp->n_act_threads == 0 ||
         kp->n_act_threads > kp->n_threads || kp->n_prefetch == 0 || kp->n_prefetch > MATMUL_MAX_PREFETCH ||
-        kp->cols_chunk == 0 || kp->n_cols != n_cols || kp->group_cols != x->ne[1] * (x->ne[2] / ne02) ||
+        kp->cols_chunk == 0 || kp->n_cols != n_cols || kp->group_cols != (uint64_t) x->ne[1] * (x->ne[2] / ne02) ||
         kp->n_col_tiles != htp_tile_n_col_tiles(ne01) || kp->stage_size < ne00 * 4 || kp->stage_size % HEX_VLEN ||
         kp->act_row_size % HEX_VLEN || kp->wrow_size % HEX_VLEN) {
         return HTP_STATUS_INVAL_PARAMS;

@@ -37,8 +37,9 @@ enum matmul_path {
     MATMUL_PATH_QUANT = 2, /* block-quantized weights: int8 dot products (vrmpy) against Q8 activation blocks */
 };
 
-#define MATMUL_TILE_ROWS    32 /* weight rows per tile row: one HVX vector of 32 f32 results per column */
-#define MATMUL_MAX_PREFETCH 8  /* weight tile rows in flight per worker, at most */
+#define MATMUL_TILE_ROWS    32         /* weight rows per tile row: one HVX vector of 32 f32 results per column */
+#define MATMUL_MAX_PREFETCH 8          /* weight tile rows in flight per worker, at most */
+#define MATMUL_MAX_K        (1u << 24) /* ne00 at most: row sizes and offsets stay within 32 bits */
 
 struct matmul_kparams {
     uint32_t path;          /* enum matmul_path */
