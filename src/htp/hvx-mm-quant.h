@@ -10,11 +10,12 @@
  *
  * and after the last step acc holds the 32 results. The 32x2 kernel unpacks once for two columns.
  *
- * Adding a weight format: an unpack function (seed layout -> operands + scales) and one row in mm_qfmts (the
- * HVX_MM_QDOT line makes its 32x1 and 32x2 kernels); the host's supports rule reads the same table through
- * matmul_qfmt_find. A format whose steps are not 32 columns (Q1_0, Q2_0), or whose rows need a second scale per
- * step or a min (Q4_1, the K-quants), writes its own 32x1/32x2 pair against the same activation blocks (d * sum
- * is there for the mins) and points its row at them.
+ * Adding a weight format: an unpack function per layout (the seed's tile, and the flat step area the DMA builds:
+ * operands + scales), an HVX_MM_QDOT line for each (it makes the 32x1 and 32x2 kernels), their row in
+ * matmul_qkernels_get (matmul-ops.c) and the type's row in matmul_qtype_get (matmul-ops.h), which the host's
+ * supports rule reads too. A format whose steps are not 32 columns (Q1_0, Q2_0), or whose rows need a second scale
+ * per step or a min (Q4_1, the K-quants), writes its own 32x1/32x2 pair against the same activation blocks (d * sum
+ * is there for the mins) and points its row at them. docs/HTP.md has the whole list.
  *
  * Formats here:
  *   Q4_0 tiled  seed layout: 4 vectors of nibble pairs (byte 32 * (k / 2 % 4) + r of vector k / 8), 32 FP16 scales

@@ -200,7 +200,7 @@ static void matmul_job_compute(const struct matmul_ctx *c, struct matmul_job jb,
     }
 }
 
-static void matmul_compute_worker(unsigned nth, unsigned ith, void *arg) {
+static void matmul_worker_compute(unsigned nth, unsigned ith, void *arg) {
     const struct matmul_ctx *c = arg;
     const struct matmul_kparams *kp = c->kp;
     struct htp_ctx *ctx = c->octx->ctx;
@@ -269,7 +269,7 @@ static void matmul_push_col(const struct matmul_ctx *c, struct dma_queue *q, uin
     dma_queue_push(q, dma_make_pair(v, htp_tensor_row(x, ix.i1, ix.i2, ix.i3)), bytes, bytes, bytes, 1);
 }
 
-static void matmul_prep_worker(unsigned nth, unsigned ith, void *arg) {
+static void matmul_worker_prep(unsigned nth, unsigned ith, void *arg) {
     const struct matmul_ctx *c = arg;
     const struct matmul_kparams *kp = c->kp;
     struct htp_ctx *ctx = c->octx->ctx;
@@ -408,8 +408,8 @@ uint32_t op_matmul(struct htp_op_ctx *octx) {
         c.jobs_per_thread = (c.n_jobs + kp->n_threads - 1) / kp->n_threads;
         const uint32_t n_act = HEX_MIN(kp->n_act_threads, c.c1 - c.c0);
         c.cols_per_act_thread = (c.c1 - c.c0 + n_act - 1) / n_act;
-        if (work_queue_run(&ctx->wq, matmul_prep_worker, &c, n_act) != VDSP_FAULT_NONE ||
-            work_queue_run(&ctx->wq, matmul_compute_worker, &c, kp->n_threads) != VDSP_FAULT_NONE) {
+        if (work_queue_run(&ctx->wq, matmul_worker_prep, &c, n_act) != VDSP_FAULT_NONE ||
+            work_queue_run(&ctx->wq, matmul_worker_compute, &c, kp->n_threads) != VDSP_FAULT_NONE) {
             return HTP_STATUS_FAULT;
         }
     }

@@ -137,7 +137,7 @@ _Static_assert(32 * (16 + 2) <= HTP_TENSOR_TILE_ALIGNED_SIZE_Q4_0 && 32 * (32 + 
 /* DMA descriptors one weight tile row of valid rows takes: 1, or 2 per row for flat quantized weights (their
  * codes and scales land in separate areas, matmul-ops.c). The pipeline keeps n_prefetch * (1 + this) in a
  * worker's queue. */
-static inline uint32_t matmul_wrow_ndesc(uint32_t path, int tiled, uint32_t valid_rows) {
+static inline uint32_t matmul_wrow_ndesc(uint32_t path, bool tiled, uint32_t valid_rows) {
     return path == MATMUL_PATH_QUANT && !tiled ? 2 * valid_rows : 1;
 }
 
