@@ -10,7 +10,7 @@ all: $(BUILD)/CMakeCache.txt
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 
-# Generate a story with stories260K on the virtual NPU (the model is found or downloaded by scripts/demo.sh).
+# Generate a story with stories260K on the virtual NPU, HTP0 (the model is found or downloaded by scripts/demo.sh).
 demo: all
 	scripts/demo.sh $(BUILD)
 

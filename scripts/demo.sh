@@ -1,6 +1,6 @@
 #!/bin/sh
-# make demo: generate a story with stories260K. The model is taken from models/ or ../shared/models/,
-# else downloaded from its upstream address (Hugging Face ggml-org/models) into models/.
+# make demo: generate a story with stories260K on the virtual NPU (HTP0). The model is taken from models/
+# or ../shared/models/, else downloaded from its upstream address (Hugging Face ggml-org/models).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
@@ -30,4 +30,4 @@ if [ -z "$model" ]; then
     fi
 fi
 
-exec "$build/tools/vnpu-cli" -m "$model" -p "Once upon a time" -n 200 --temp 0.8 --seed 42
+exec "$build/tools/vnpu-cli" -m "$model" --device HTP0 -p "Once upon a time" -n 200 --temp 0.8 --seed 42
