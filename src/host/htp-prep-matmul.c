@@ -2,9 +2,9 @@
  * MUL_MAT on the host (src/htp/matmul-ops.h): what HTP devices accept, and the kernel_params of an accepted node.
  *
  * Accepted: dst F32; src1 F32 with dense rows (any strides across rows: the permuted views of attention without
- * flash attention); src0 F32, F16, or a block type with NPU kernels (matmul_qtype_get: Q4_0, Q8_0), rows of dense
- * elements or blocks, any strides across rows, broadcast over dims 2 and 3 as GGML; the whole plan in VTCM. Refused
- * with a reason: other weight types, src1 or dst types other than F32, elements not dense, a plan that does not
+ * flash attention); src0 F32, F16, or a block type with NPU kernels (matmul_qtype_get: the twelve tiled types), rows of
+ * dense elements or blocks, any strides across rows, broadcast over dims 2 and 3 as GGML; the whole plan in VTCM.
+ * Refused with a reason: other weight types, src1 or dst types other than F32, elements not dense, a plan that does not
  * fit (a K so large that one weight tile row and one activation column exceed VTCM).
  *
  * Whether a weight is tiled does not change the answer (seed, "supports_op Independence"): for a type with a tiled
@@ -30,7 +30,8 @@
  * costs tens of microseconds on the 2-core build machine; 2^20 (0.13 to 0.5 ms of work) per extra worker keeps the
  * small matmuls of a tiny model on the caller. HTP_MM_MIN_COLS: a chunk re-streams every weight, so prefetch depth
  * is given up before the chunk drops below this many columns. HTP_MM_FLAT_PREFETCH: flat quantized tile rows take
- * 2 DMA descriptors per row, 3 in flight keep a worker's queue under VDSP_DMA_DEPTH. */
+ * a DMA descriptor per part and row (2 for the block-32 types: 3 in flight keep a worker's queue under
+ * VDSP_DMA_DEPTH; the K-quants' 4 to 7 leave room for one, matmul_max_prefetch). */
 #define HTP_MM_MACS_PER_THREAD (1u << 20)
 #define HTP_MM_MIN_COLS        64
 #define HTP_MM_TILED_PREFETCH  4
@@ -47,13 +48,13 @@ static bool mm_path_of(enum vnpu_type type, uint32_t *path) {
     return matmul_qtype_get((uint32_t) type, &qt);
 }
 
-/* Whether a weight of this type and shape is stored tiled in a REPACK buffer: a type with tiled kernels (32-column
- * tiles) and a shape the repack takes. */
+/* Whether a weight of this type and shape is stored tiled in a REPACK buffer: a type with tiled kernels and a shape
+ * the repack takes. */
 bool htp_matmul_tiled_weight(enum vnpu_type type, const int64_t ne[VNPU_MAX_DIMS]) {
     struct matmul_qtype qt;
     struct htp_tile_geom g;
     return matmul_qtype_get((uint32_t) type, &qt) && htp_tile_geom_get((enum htp_type) type, &g) &&
-           g.k_cols == ACT_Q8_BLOCK && repack_supported(type, ne);
+           repack_supported(type, ne);
 }
 
 /* The largest columns per chunk (at most n) whose layout fits VTCM, 0 if not even one. */
@@ -113,7 +114,10 @@ static bool mm_plan(const struct htp_device *d, const struct vnpu_tensor *node, 
             VNPU_ASSERT(matmul_qtype_get((uint32_t) w->type, &qt));
             kp->wrow_size = k / ACT_Q8_BLOCK * qt.step_size;
             kp->act_row_size = act_q8_row_size(k);
-            max_prefetch = tiled ? HTP_MM_TILED_PREFETCH : HTP_MM_FLAT_PREFETCH;
+            max_prefetch =
+                tiled ? HTP_MM_TILED_PREFETCH
+                      : HEX_MIN(HTP_MM_FLAT_PREFETCH,
+                                matmul_max_prefetch(matmul_wrow_ndesc(kp->path, false, qt.n_parts, MATMUL_TILE_ROWS)));
             break;
         }
     }

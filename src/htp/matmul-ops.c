@@ -16,8 +16,8 @@
  *     epilogue  pop the p write-backs and p dummy weight DMAs left
  * Jobs past the worker's range push zero-row dummies, so every job pops what the job p before it pushed.
  * Weight DMAs: F32/F16 rows, 32 rows of ne00 elements into rows of wrow_stride; a tiled tile row, n_k_tiles tiles
- * at the aligned tile stride; a flat quantized tile row, per row its codes and its scales into the step areas
- * (matmul_qtype), 2 descriptors per row.
+ * at the aligned tile stride; a flat quantized tile row, per row one descriptor per part of its blocks (codes,
+ * scales, ...) into that part's area of each block's unit (matmul_qtype).
  */
 #include "matmul-ops.h"
 
@@ -27,6 +27,9 @@
 #include "htp-tensor.h"
 #include "htp-tiles.h"
 #include "hvx-mm-float.h"
+#include "hvx-mm-kquants.h"
+#include "hvx-mm-lowbit.h"
+#include "hvx-mm-nibble.h"
 #include "hvx-mm-quant.h"
 
 /* The int8 kernels of each quantized type with NPU kernels (matmul_qtype_get lists the same types), for weights
@@ -36,31 +39,29 @@ struct matmul_qkernels {
     hvx_mm_qdot_32x2_fn dot_32x2;
 };
 
+#define MM_QKERNELS(NAME)                                                                               \
+    (tiled ? (struct matmul_qkernels){hvx_mm_qdot_##NAME##_tiled_32x1, hvx_mm_qdot_##NAME##_tiled_32x2} \
+           : (struct matmul_qkernels){hvx_mm_qdot_##NAME##_flat_32x1, hvx_mm_qdot_##NAME##_flat_32x2})
+
 static bool matmul_qkernels_get(uint32_t type, bool tiled, struct matmul_qkernels *k) {
     switch ((enum htp_type) type) {
-        case HTP_TYPE_Q4_0:
-            *k = tiled ? (struct matmul_qkernels){hvx_mm_qdot_q4_0_tiled_32x1, hvx_mm_qdot_q4_0_tiled_32x2}
-                       : (struct matmul_qkernels){hvx_mm_qdot_q4_0_flat_32x1, hvx_mm_qdot_q4_0_flat_32x2};
-            return true;
-        case HTP_TYPE_Q8_0:
-            *k = tiled ? (struct matmul_qkernels){hvx_mm_qdot_q8_0_tiled_32x1, hvx_mm_qdot_q8_0_tiled_32x2}
-                       : (struct matmul_qkernels){hvx_mm_qdot_q8_0_flat_32x1, hvx_mm_qdot_q8_0_flat_32x2};
-            return true;
+        case HTP_TYPE_Q4_0: *k = MM_QKERNELS(q4_0); return true;
+        case HTP_TYPE_Q8_0: *k = MM_QKERNELS(q8_0); return true;
+        case HTP_TYPE_Q4_1: *k = MM_QKERNELS(q4_1); return true;
+        case HTP_TYPE_IQ4_NL: *k = MM_QKERNELS(iq4_nl); return true;
+        case HTP_TYPE_MXFP4: *k = MM_QKERNELS(mxfp4); return true;
+        case HTP_TYPE_Q1_0: *k = MM_QKERNELS(q1_0); return true;
+        case HTP_TYPE_Q2_0: *k = MM_QKERNELS(q2_0); return true;
+        case HTP_TYPE_Q2_K: *k = MM_QKERNELS(q2_K); return true;
+        case HTP_TYPE_Q3_K: *k = MM_QKERNELS(q3_K); return true;
+        case HTP_TYPE_Q4_K: *k = MM_QKERNELS(q4_K); return true;
+        case HTP_TYPE_Q5_K: *k = MM_QKERNELS(q5_K); return true;
+        case HTP_TYPE_Q6_K: *k = MM_QKERNELS(q6_K); return true;
         case HTP_TYPE_F32:
         case HTP_TYPE_F16:
-        case HTP_TYPE_Q4_1:
-        case HTP_TYPE_Q2_K:
-        case HTP_TYPE_Q3_K:
-        case HTP_TYPE_Q4_K:
-        case HTP_TYPE_Q5_K:
-        case HTP_TYPE_Q6_K:
-        case HTP_TYPE_IQ4_NL:
         case HTP_TYPE_I32:
         case HTP_TYPE_I64:
-        case HTP_TYPE_BF16:
-        case HTP_TYPE_MXFP4:
-        case HTP_TYPE_Q1_0:
-        case HTP_TYPE_Q2_0: break;
+        case HTP_TYPE_BF16: break;
     }
     return false;
 }
@@ -74,9 +75,11 @@ struct matmul_ctx {
     struct matmul_qtype qt;    /* QUANT: the type's geometry ... */
     struct matmul_qkernels qk; /* ... and kernels */
     uint32_t n_steps;          /* QUANT: 32-column steps of K */
+    uint32_t n_blocks;         /* QUANT: GGML blocks of a row (flat: the DMA's rows per part) */
     uint32_t elem_size;        /* F32/F16: bytes of an element */
     uint32_t wrow_stride;      /* F32/F16: VTCM bytes between the rows of a tile row */
-    uint32_t tile_size;        /* tiled: DDR bytes of a tile, ... */
+    uint32_t n_tiles;          /* tiled: tiles along K, ... */
+    uint32_t tile_size;        /* ... DDR bytes of a tile, ... */
     uint64_t tile_row_bytes;   /* ... of a tile row ... */
     uint64_t matrix_bytes;     /* ... and of a matrix */
     uint32_t ct_start, n_ct;   /* this device's tile rows of each matrix */
@@ -148,19 +151,21 @@ static uint32_t matmul_push_weights(struct matmul_thread *t, uint32_t s, struct 
     }
     const uint32_t step = c->qt.step_size;
     if (c->tiled) {
-        dma_queue_push(t->q, dma_make_pair(v, m + jb.ct * c->tile_row_bytes), step, c->tile_size, c->tile_size,
-                       c->n_steps);
+        const uint32_t stride = c->n_steps / c->n_tiles * step; /* the aligned tile size */
+        dma_queue_push(t->q, dma_make_pair(v, m + jb.ct * c->tile_row_bytes), stride, c->tile_size, c->tile_size,
+                       c->n_tiles);
         return 1;
     }
-    const uint32_t qs_area = MATMUL_TILE_ROWS * c->qt.qs_size;
+    const uint32_t unit = c->qt.blk_steps * step;
     for (uint32_t r = 0; r < valid; r++) {
         const uint8_t *row = m + ((size_t) jb.ct * MATMUL_TILE_ROWS + r) * w->nb[1];
-        dma_queue_push(t->q, dma_make_pair(v + r * c->qt.qs_size, row + c->qt.qs_off), step, c->qt.blk_size,
-                       c->qt.qs_size, c->n_steps);
-        dma_queue_push(t->q, dma_make_pair(v + qs_area + r * c->qt.sc_size, row + c->qt.sc_off), step, c->qt.blk_size,
-                       c->qt.sc_size, c->n_steps);
+        for (uint32_t i = 0; i < c->qt.n_parts; i++) {
+            const struct matmul_qpart *pt = &c->qt.parts[i];
+            dma_queue_push(t->q, dma_make_pair(v + pt->dst_off + r * pt->stride, row + pt->src_off), unit,
+                           c->qt.blk_size, pt->size, c->n_blocks);
+        }
     }
-    return 2 * valid;
+    return c->qt.n_parts * valid;
 }
 
 /* Columns [ca, cb) of the chunk that multiply group g's matrix. */
@@ -231,7 +236,7 @@ static void matmul_worker_compute(unsigned nth, unsigned ith, void *arg) {
     for (uint32_t i = 0; i < n; i++, matmul_job_next(c, &jb)) {
         const uint32_t s = i % p, valid = matmul_valid_rows(c, jb.ct);
         HVX_Vector *out = (HVX_Vector *) dma_queue_pop(t.q).src; /* the slot's last write-back has landed */
-        const uint32_t ndesc = matmul_wrow_ndesc(kp->path, c->tiled, valid);
+        const uint32_t ndesc = matmul_wrow_ndesc(kp->path, c->tiled, c->qt.n_parts, valid);
         for (uint32_t k = 0; k < ndesc; k++) {
             dma_queue_pop(t.q);
         }
@@ -350,14 +355,16 @@ static uint32_t matmul_check(struct matmul_ctx *c, const struct htp_ctx *ctx) {
         case MATMUL_PATH_QUANT: {
             struct htp_tile_geom g = {0, 0, 0, 0};
             if (!matmul_qtype_get(w->type, &c->qt) || !matmul_qkernels_get(w->type, c->tiled, &c->qk) ||
-                (c->tiled && (!htp_tile_geom_get((enum htp_type) w->type, &g) || g.k_cols != ACT_Q8_BLOCK))) {
+                (c->tiled && !htp_tile_geom_get((enum htp_type) w->type, &g))) {
                 return HTP_STATUS_NO_SUPPORT;
             }
-            if (w->nb[0] != c->qt.blk_size || ne00 % ACT_Q8_BLOCK != 0) {
+            if (w->nb[0] != c->qt.blk_size || ne00 % (ACT_Q8_BLOCK * c->qt.blk_steps) != 0) {
                 return HTP_STATUS_INVAL_PARAMS;
             }
             c->n_steps = ne00 / ACT_Q8_BLOCK;
+            c->n_blocks = c->n_steps / c->qt.blk_steps;
             if (c->tiled) {
+                c->n_tiles = htp_tile_n_k_tiles(&g, ne00);
                 c->tile_size = g.size;
                 c->tile_row_bytes = htp_tile_row_size(&g, ne00);
                 c->matrix_bytes = htp_tile_matrix_size(&g, ne00, ne01);
@@ -367,7 +374,7 @@ static uint32_t matmul_check(struct matmul_ctx *c, const struct htp_ctx *ctx) {
             break;
         }
     }
-    const uint32_t ndesc = matmul_wrow_ndesc(kp->path, c->tiled, MATMUL_TILE_ROWS);
+    const uint32_t ndesc = matmul_wrow_ndesc(kp->path, c->tiled, c->qt.n_parts, MATMUL_TILE_ROWS);
     if (kp->act_row_size < act_row || kp->wrow_size < wrow || kp->n_prefetch * (1 + ndesc) > VDSP_DMA_DEPTH) {
         return HTP_STATUS_INVAL_PARAMS;
     }

@@ -27,6 +27,7 @@
 #include "htp-msg.h"
 #include "htp-tiles.h"
 #include "htp-vtcm.h"
+#include "vdsp-device.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -94,51 +95,94 @@ static inline struct matmul_layout matmul_plan_layout(const struct matmul_kparam
     return l;
 }
 
-/* A block-quantized weight type the int8 kernels compute with (hvx-mm-quant.h), and where the parts of its GGML
- * block of 32 lie, for the flat path's DMA: the codes of row r land at r * qs_size of a step's VTCM area and its
- * scale at 32 * qs_size + r * sc_size, so a step is step_size bytes whether the weight is tiled or flat. */
+/* One contiguous part of a GGML block that the flat path's DMA lands in VTCM: size bytes at src_off of each block of
+ * row r go to dst_off + r * stride of the block's unit (stride >= size; the bytes past size in a slot are junk). */
+struct matmul_qpart {
+    uint16_t src_off;
+    uint16_t size;
+    uint16_t dst_off;
+    uint16_t stride;
+};
+
+#define MATMUL_MAX_QPARTS 7 /* 7 descriptors per row: 32 * 7 + 1 entries, one tile row in flight (VDSP_DMA_DEPTH) */
+
+/* A block-quantized weight type the int8 kernels compute with (hvx-mm-quant.h and the format headers it lists), and
+ * how its weights sit in VTCM. K is cut in steps of 32 columns (one Q8 activation block each), step_size bytes of
+ * VTCM apiece; a GGML block spans blk_steps steps, its unit of blk_steps * step_size bytes. Tiled, a unit holds the
+ * block's tiles at their aligned stride (htp-tiles.h: aligned_size * k_cols / 32 == step_size). Flat, a unit holds
+ * the n_parts parts of the 32 rows' blocks, each part of every row in one area (matmul_qpart), placed so that the
+ * format's kernel reads them with whole-vector loads. */
 struct matmul_qtype {
-    uint32_t blk_size; /* bytes of a GGML block */
-    uint32_t qs_off;   /* the codes in a block */
-    uint32_t qs_size;
-    uint32_t sc_off; /* the scale in a block */
-    uint32_t sc_size;
-    uint32_t step_size; /* VTCM bytes of a 32-column step: the tile's aligned size (htp-tiles.h) */
+    uint32_t blk_size;  /* bytes of a GGML block */
+    uint32_t blk_steps; /* 32-column steps of a block: 1; Q2_0 2, Q1_0 4, the K-quants 8 */
+    uint32_t step_size; /* VTCM bytes of a step */
+    uint32_t n_parts;   /* flat: 1..MATMUL_MAX_QPARTS */
+    struct matmul_qpart parts[MATMUL_MAX_QPARTS];
 };
 
 /* The geometry of a type with NPU kernels; false for the others (their MUL_MAT stays on the CPU). One row per
- * type, and a row in matmul-ops.c's kernel table: the host's supports rule and the NPU agree through this. */
+ * type, and a row in matmul-ops.c's kernel table: the host's supports rule and the NPU agree through this. The flat
+ * parts, per type (the kernel headers read these areas):
+ *   Q4_0, IQ4_NL, Q4_1, MXFP4, Q1_0, Q2_0  the 16 code bytes of each row at 16 r, its scale (d; Q4_1 (d, m); MXFP4
+ *                                          the E8M0 byte) at 512 + r * size
+ *   Q8_0     the 32 codes at 32 r, d at 1024 + 2 r
+ *   Q2_K     qs bytes 0..31 at 32 r, 32..63 at 1024 + 32 r, the 16 scale bytes at 2048 + 16 r, (d, dmin) at 2560 + 4 r
+ *   Q3_K     hmask at 32 r, qs bytes 0..31 and 32..63 at 1024 + 32 r and 2048 + 32 r, the 12 scale bytes and d at
+ *            3072 + 16 r
+ *   Q4_K     qs bytes 32 c .. 32 c + 31 at 1024 c + 32 r (c = 0..3), (d, dmin, 12 scale bytes) at 4096 + 16 r
+ *   Q5_K     as Q4_K, qh at 4096 + 32 r, (d, dmin, scale bytes) at 5120 + 16 r
+ *   Q6_K     ql bytes 32 c .. at 1024 c + 32 r (c = 0..3), qh bytes 32 n .. at 4096 + 1024 n + 32 r (n = 0, 1),
+ *            the 16 scales and d at 6144 + 32 r */
 static inline bool matmul_qtype_get(uint32_t type, struct matmul_qtype *q) {
+    /* clang-format off */
     switch ((enum htp_type) type) {
-        case HTP_TYPE_Q4_0: *q = (struct matmul_qtype){18, 2, 16, 0, 2, HTP_TENSOR_TILE_ALIGNED_SIZE_Q4_0}; return true;
-        case HTP_TYPE_Q8_0: *q = (struct matmul_qtype){34, 2, 32, 0, 2, HTP_TENSOR_TILE_ALIGNED_SIZE_Q8_0}; return true;
+        case HTP_TYPE_Q4_0: *q = (struct matmul_qtype){18, 1, HTP_TENSOR_TILE_ALIGNED_SIZE_Q4_0, 2,
+                                {{2, 16, 0, 16}, {0, 2, 512, 2}}}; return true;
+        case HTP_TYPE_Q8_0: *q = (struct matmul_qtype){34, 1, HTP_TENSOR_TILE_ALIGNED_SIZE_Q8_0, 2,
+                                {{2, 32, 0, 32}, {0, 2, 1024, 2}}}; return true;
+        case HTP_TYPE_Q4_1: *q = (struct matmul_qtype){20, 1, HTP_TENSOR_TILE_ALIGNED_SIZE_Q4_1, 2,
+                                {{4, 16, 0, 16}, {0, 4, 512, 4}}}; return true;
+        case HTP_TYPE_IQ4_NL: *q = (struct matmul_qtype){18, 1, HTP_TENSOR_TILE_ALIGNED_SIZE_IQ4_NL, 2,
+                                {{2, 16, 0, 16}, {0, 2, 512, 2}}}; return true;
+        case HTP_TYPE_MXFP4: *q = (struct matmul_qtype){17, 1, HTP_TENSOR_TILE_ALIGNED_SIZE_MXFP4, 2,
+                                {{1, 16, 0, 16}, {0, 1, 512, 1}}}; return true;
+        case HTP_TYPE_Q1_0: *q = (struct matmul_qtype){18, 4, HTP_TENSOR_TILE_ALIGNED_SIZE_Q1_0 / 4, 2,
+                                {{2, 16, 0, 16}, {0, 2, 512, 2}}}; return true;
+        case HTP_TYPE_Q2_0: *q = (struct matmul_qtype){18, 2, HTP_TENSOR_TILE_ALIGNED_SIZE_Q2_0 / 2, 2,
+                                {{2, 16, 0, 16}, {0, 2, 512, 2}}}; return true;
+        case HTP_TYPE_Q2_K: *q = (struct matmul_qtype){84, 8, HTP_TENSOR_TILE_ALIGNED_SIZE_Q2_K, 4,
+                                {{16, 32, 0, 32}, {48, 32, 1024, 32}, {0, 16, 2048, 16}, {80, 4, 2560, 4}}}; return true;
+        case HTP_TYPE_Q3_K: *q = (struct matmul_qtype){110, 8, HTP_TENSOR_TILE_ALIGNED_SIZE_Q3_K, 4,
+                                {{0, 32, 0, 32}, {32, 32, 1024, 32}, {64, 32, 2048, 32}, {96, 14, 3072, 16}}}; return true;
+        case HTP_TYPE_Q4_K: *q = (struct matmul_qtype){144, 8, HTP_TENSOR_TILE_ALIGNED_SIZE_Q4_K, 5,
+                                {{16, 32, 0, 32}, {48, 32, 1024, 32}, {80, 32, 2048, 32}, {112, 32, 3072, 32},
+                                 {0, 16, 4096, 16}}}; return true;
+        case HTP_TYPE_Q5_K: *q = (struct matmul_qtype){176, 8, HTP_TENSOR_TILE_ALIGNED_SIZE_Q5_K, 6,
+                                {{48, 32, 0, 32}, {80, 32, 1024, 32}, {112, 32, 2048, 32}, {144, 32, 3072, 32},
+                                 {16, 32, 4096, 32}, {0, 16, 5120, 16}}}; return true;
+        case HTP_TYPE_Q6_K: *q = (struct matmul_qtype){210, 8, HTP_TENSOR_TILE_ALIGNED_SIZE_Q6_K, 7,
+                                {{0, 32, 0, 32}, {32, 32, 1024, 32}, {64, 32, 2048, 32}, {96, 32, 3072, 32},
+                                 {128, 32, 4096, 32}, {160, 32, 5120, 32}, {192, 18, 6144, 32}}}; return true;
         case HTP_TYPE_F32:
         case HTP_TYPE_F16:
-        case HTP_TYPE_Q4_1:
-        case HTP_TYPE_Q2_K:
-        case HTP_TYPE_Q3_K:
-        case HTP_TYPE_Q4_K:
-        case HTP_TYPE_Q5_K:
-        case HTP_TYPE_Q6_K:
-        case HTP_TYPE_IQ4_NL:
         case HTP_TYPE_I32:
         case HTP_TYPE_I64:
-        case HTP_TYPE_BF16:
-        case HTP_TYPE_MXFP4:
-        case HTP_TYPE_Q1_0:
-        case HTP_TYPE_Q2_0: break;
+        case HTP_TYPE_BF16: break;
     }
+    /* clang-format on */
     return false;
 }
 
-_Static_assert(32 * (16 + 2) <= HTP_TENSOR_TILE_ALIGNED_SIZE_Q4_0 && 32 * (32 + 2) <= HTP_TENSOR_TILE_ALIGNED_SIZE_Q8_0,
-               "a flat step (codes, then scales) fits the tiled step");
+/* DMA descriptors one weight tile row of valid rows takes: 1, or n_parts per row for flat quantized weights (their
+ * parts land in separate areas, matmul-ops.c). The pipeline keeps n_prefetch * (1 + this) in a worker's queue. */
+static inline uint32_t matmul_wrow_ndesc(uint32_t path, bool tiled, uint32_t n_parts, uint32_t valid_rows) {
+    return path == MATMUL_PATH_QUANT && !tiled ? n_parts * valid_rows : 1;
+}
 
-/* DMA descriptors one weight tile row of valid rows takes: 1, or 2 per row for flat quantized weights (their
- * codes and scales land in separate areas, matmul-ops.c). The pipeline keeps n_prefetch * (1 + this) in a
- * worker's queue. */
-static inline uint32_t matmul_wrow_ndesc(uint32_t path, bool tiled, uint32_t valid_rows) {
-    return path == MATMUL_PATH_QUANT && !tiled ? 2 * valid_rows : 1;
+/* The deepest prefetch a worker's DMA queue holds when a tile row takes ndesc descriptors: each slot keeps its
+ * weight descriptors and one write-back (or dummy) in flight. */
+static inline uint32_t matmul_max_prefetch(uint32_t ndesc) {
+    return VDSP_DMA_DEPTH / (1 + ndesc);
 }
 
 struct htp_op_ctx;

@@ -480,25 +480,34 @@ const struct ops_kind *ops_kind_find(const char *name) {
      .rows = {.ne2 = {128, 1000, 1, 1}, .type2 = T2}}
 
 /* MUL_MAT: test-backend-ops' threshold. A weight type T, src0 a model weight (W: in the device's weight buffer,
- * tiled where the device tiles it) or plain memory: K = 32, 64, 128, 256 x k; N (the weight's rows) a multiple of
- * 32 or not; M = 1, 2, 3, 31, 32, 33, 128, 512 activation columns; activations broadcast over a 2-D weight in
- * dims 2 and 3, permuted activations, a 3-D weight broadcast over grouped columns, and K deep enough that a tile
- * row holds many steps. */
+ * tiled where the device tiles it) or plain memory: K = B, 2B, 4B, 8B x k for the type's block B (32; Q2_0 64, Q1_0
+ * 128, the K-quants 256); N (the weight's rows) a multiple of 32 or not; M = 1, 2, 3, 31, 32, 33, 128, 512
+ * activation columns; activations broadcast over a 2-D weight in dims 2 and 3, permuted activations, a 3-D weight
+ * broadcast over grouped columns, and K deep enough that a tile row holds many steps. */
 #define NMSE_MM 5e-4
-#define MM_ROWS(T, W)                                                                                                 \
-    {"MUL_MAT", {32, 32, 1, 1},   {32, 1, 1, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true},      \
-    {"MUL_MAT", {64, 33, 1, 1},   {64, 2, 1, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true},      \
-    {"MUL_MAT", {128, 67, 1, 1},  {128, 3, 1, 1},   .type = T, .weight = W, .nmse_max = NMSE_MM},                     \
-    {"MUL_MAT", {256, 96, 1, 1},  {256, 31, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true},      \
-    {"MUL_MAT", {512, 100, 1, 1}, {512, 32, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},                     \
-    {"MUL_MAT", {768, 130, 1, 1}, {768, 33, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},                     \
-    {"MUL_MAT", {256, 64, 1, 1},  {256, 128, 1, 1}, .type = T, .weight = W, .nmse_max = NMSE_MM},                     \
-    {"MUL_MAT", {1024, 70, 1, 1}, {1024, 512, 1, 1}, .type = T, .weight = W, .nmse_max = NMSE_MM},                    \
-    {"MUL_MAT", {4096, 40, 1, 1}, {4096, 5, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},                     \
-    {"MUL_MAT", {64, 45, 1, 1},   {64, 5, 3, 2},    .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true},      \
-    {"MUL_MAT", {128, 40, 1, 1},  {128, 7, 3, 1},   .type = T, .weight = W, .nmse_max = NMSE_MM,                      \
+#define MM_ROWS_K(T, W, B)                                                                                            \
+    {"MUL_MAT", {B, 32, 1, 1},        {B, 1, 1, 1},        .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true}, \
+    {"MUL_MAT", {2 * B, 33, 1, 1},    {2 * B, 2, 1, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true}, \
+    {"MUL_MAT", {4 * B, 67, 1, 1},    {4 * B, 3, 1, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM},              \
+    {"MUL_MAT", {8 * B, 96, 1, 1},    {8 * B, 31, 1, 1},   .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true}, \
+    {"MUL_MAT", {16 * B, 100, 1, 1},  {16 * B, 32, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},              \
+    {"MUL_MAT", {24 * B, 130, 1, 1},  {24 * B, 33, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},              \
+    {"MUL_MAT", {8 * B, 64, 1, 1},    {8 * B, 128, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},              \
+    {"MUL_MAT", {32 * B, 70, 1, 1},   {32 * B, 512, 1, 1}, .type = T, .weight = W, .nmse_max = NMSE_MM},              \
+    {"MUL_MAT", {128 * B, 40, 1, 1},  {128 * B, 5, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},              \
+    {"MUL_MAT", {2 * B, 45, 1, 1},    {2 * B, 5, 3, 2},    .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true}, \
+    {"MUL_MAT", {4 * B, 40, 1, 1},    {4 * B, 7, 3, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM,               \
      .mm.layout1 = OPS_LAYOUT_PERM},                                                                                  \
-    {"MUL_MAT", {64, 40, 2, 1},   {64, 3, 4, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM}
+    {"MUL_MAT", {2 * B, 40, 2, 1},    {2 * B, 3, 4, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM}
+#define MM_ROWS(T, W) MM_ROWS_K(T, W, 32)
+
+/* A type with NPU kernels but no F32/F16 rows: flat and tiled, a weight row of a padded view, the 2048 x 2048
+ * decode product of the benchmark. */
+#define MM_QUANT_ROWS(T, B)                                                                                           \
+    MM_ROWS_K(T, false, B),                                                                                           \
+    MM_ROWS_K(T, true, B),                                                                                            \
+    {"MUL_MAT", {2 * B, 40, 1, 1}, {2 * B, 3, 1, 1}, .type = T, .layout = OPS_LAYOUT_VIEW, .nmse_max = NMSE_MM},      \
+    {"MUL_MAT", {2048, 2048, 1, 1}, {2048, 1, 1, 1}, .type = T, .weight = true, .nmse_max = NMSE_MM}
 
 /* The shapes of the benchmark (bench/RESULTS.md): a 2048 x 2048 weight against one column and a batch of 512. */
 #define MM_PERF_ROWS(T)                                                                                               \
@@ -685,6 +694,16 @@ const struct ops_case ops_cases[] = {
     MM_ROWS(VNPU_TYPE_Q8_0, true),
     {"MUL_MAT", {64, 40, 1, 1}, {64, 3, 1, 1}, .type = VNPU_TYPE_Q8_0, .layout = OPS_LAYOUT_VIEW, .nmse_max = NMSE_MM},
     MM_PERF_ROWS(VNPU_TYPE_Q8_0),
+    MM_QUANT_ROWS(VNPU_TYPE_Q4_1, 32),
+    MM_QUANT_ROWS(VNPU_TYPE_IQ4_NL, 32),
+    MM_QUANT_ROWS(VNPU_TYPE_MXFP4, 32),
+    MM_QUANT_ROWS(VNPU_TYPE_Q1_0, 128),
+    MM_QUANT_ROWS(VNPU_TYPE_Q2_0, 64),
+    MM_QUANT_ROWS(VNPU_TYPE_Q2_K, 256),
+    MM_QUANT_ROWS(VNPU_TYPE_Q3_K, 256),
+    MM_QUANT_ROWS(VNPU_TYPE_Q4_K, 256),
+    MM_QUANT_ROWS(VNPU_TYPE_Q5_K, 256),
+    MM_QUANT_ROWS(VNPU_TYPE_Q6_K, 256),
 };
 /* clang-format on */
 const size_t ops_n_cases = sizeof(ops_cases) / sizeof(ops_cases[0]);
