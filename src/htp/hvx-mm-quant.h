@@ -278,25 +278,25 @@ HVX_MM_INLINE void hvx_mm_mac2(enum hvx_mm_family f, const struct hvx_mm_wstep *
 
 /* The 32x1 and 32x2 kernels of a unit format: UNIT(w, step_size, a0, a1, acc0, acc1) adds the UNIT_STEPS steps at
  * w (a GGML block's unit, matmul-ops.h) against the Q8 blocks from a0 to *acc0 and, a1 not NULL, from a1 to *acc1. */
-#define HVX_MM_QDOT_UNITS(NAME, UNIT_STEPS, UNIT)                                                              \
-    static void hvx_mm_qdot_##NAME##_32x1(const uint8_t *restrict w, uint32_t n_steps, uint32_t step_size,     \
-                                          const uint8_t *restrict a, HVX_Vector *restrict out) {               \
-        HVX_Vector acc = Q6_V_vzero();                                                                         \
-        for (uint32_t s = 0; s < n_steps; s += (UNIT_STEPS)) {                                                 \
-            UNIT(w + (size_t) s * step_size, step_size, a + (size_t) s * ACT_Q8_BLOCK_SIZE, NULL, &acc, NULL); \
-        }                                                                                                      \
-        hvx_vmem_st(out, acc);                                                                                 \
-    }                                                                                                          \
-    static void hvx_mm_qdot_##NAME##_32x2(const uint8_t *restrict w, uint32_t n_steps, uint32_t step_size,     \
-                                          const uint8_t *restrict a0, const uint8_t *restrict a1,              \
-                                          HVX_Vector *restrict out0, HVX_Vector *restrict out1) {              \
-        HVX_Vector acc0 = Q6_V_vzero(), acc1 = Q6_V_vzero();                                                   \
-        for (uint32_t s = 0; s < n_steps; s += (UNIT_STEPS)) {                                                 \
-            const size_t as = (size_t) s * ACT_Q8_BLOCK_SIZE;                                                  \
-            UNIT(w + (size_t) s * step_size, step_size, a0 + as, a1 + as, &acc0, &acc1);                       \
-        }                                                                                                      \
-        hvx_vmem_st(out0, acc0);                                                                               \
-        hvx_vmem_st(out1, acc1);                                                                               \
+#define HVX_MM_QDOT_UNITS(NAME, UNIT_STEPS, UNIT)                                                                 \
+    static inline void hvx_mm_qdot_##NAME##_32x1(const uint8_t *restrict w, uint32_t n_steps, uint32_t step_size, \
+                                                 const uint8_t *restrict a, HVX_Vector *restrict out) {           \
+        HVX_Vector acc = Q6_V_vzero();                                                                            \
+        for (uint32_t s = 0; s < n_steps; s += (UNIT_STEPS)) {                                                    \
+            UNIT(w + (size_t) s * step_size, step_size, a + (size_t) s * ACT_Q8_BLOCK_SIZE, NULL, &acc, NULL);    \
+        }                                                                                                         \
+        hvx_vmem_st(out, acc);                                                                                    \
+    }                                                                                                             \
+    static inline void hvx_mm_qdot_##NAME##_32x2(const uint8_t *restrict w, uint32_t n_steps, uint32_t step_size, \
+                                                 const uint8_t *restrict a0, const uint8_t *restrict a1,          \
+                                                 HVX_Vector *restrict out0, HVX_Vector *restrict out1) {          \
+        HVX_Vector acc0 = Q6_V_vzero(), acc1 = Q6_V_vzero();                                                      \
+        for (uint32_t s = 0; s < n_steps; s += (UNIT_STEPS)) {                                                    \
+            const size_t as = (size_t) s * ACT_Q8_BLOCK_SIZE;                                                     \
+            UNIT(w + (size_t) s * step_size, step_size, a0 + as, a1 + as, &acc0, &acc1);                          \
+        }                                                                                                         \
+        hvx_vmem_st(out0, acc0);                                                                                  \
+        hvx_vmem_st(out1, acc1);                                                                                  \
     }
 
 #endif /* VNPU_HVX_MM_QUANT_H */
