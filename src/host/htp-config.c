@@ -66,6 +66,18 @@ static void config_parse(void) {
     }
     const char *trace = getenv("VNPU_TRACE");
     c->trace = trace && *trace ? trace : NULL;
+    const char *mm_path = getenv("VNPU_MM_PATH");
+    c->mm_path = HTP_MM_PATH_AUTO;
+    if (mm_path && *mm_path) {
+        if (strcmp(mm_path, "hvx") == 0) {
+            c->mm_path = HTP_MM_PATH_HVX;
+        } else if (strcmp(mm_path, "hmx") == 0) {
+            c->mm_path = HTP_MM_PATH_HMX;
+        } else if (strcmp(mm_path, "auto") != 0) {
+            snprintf(config_error, sizeof(config_error), "VNPU_MM_PATH='%s': expected auto, hvx or hmx", mm_path);
+            return;
+        }
+    }
     config_status = VNPU_STATUS_OK;
 }
 

@@ -15,6 +15,13 @@
 #define HTP_OPSTAGE_QUEUE   1u /* send ops to the NPU */
 #define HTP_OPSTAGE_COMPUTE 2u /* compute them (else HTP_OP_SKIP_COMPUTE: dispatch and DMA only) */
 
+/* VNPU_MM_PATH: which MUL_MAT path prep takes (src/host/htp-prep-matmul-hmx.c has the rule). */
+enum htp_mm_path {
+    HTP_MM_PATH_AUTO = 0, /* "auto": HMX for batches by the rule, else HVX */
+    HTP_MM_PATH_HVX = 1,  /* "hvx": never HMX */
+    HTP_MM_PATH_HMX = 2,  /* "hmx": HMX wherever it can run */
+};
+
 struct htp_config {
     uint32_t ndev;          /* VNPU_NDEV: 1..16 */
     uint32_t nhvx;          /* VNPU_NHVX: 1..HTP_MAX_NTHREADS; 0 = the default (min(host cores, HVX contexts)) */
@@ -27,6 +34,7 @@ struct htp_config {
     regex_t opfilter;       /* compiled with REG_EXTENDED | REG_ICASE | REG_NOSUB */
     const char *opfilter_s; /* its text */
     const char *trace;      /* VNPU_TRACE: every device's requests traced into this file, or NULL */
+    uint32_t mm_path;       /* VNPU_MM_PATH: enum htp_mm_path (auto, hvx, hmx; default auto) */
 };
 
 /* The parsed environment; VNPU_STATUS_BAD_ARG (logged once per call, naming the variable and its range)

@@ -21,6 +21,8 @@
  *                  default 0x3
  *   VNPU_OPFILTER  a POSIX extended regex (case-insensitive): ops whose name matches stay off the NPU
  *   VNPU_TRACE     a file: every device traces into it, as vnpu_htp_device_trace (the --trace of the tools)
+ *   VNPU_MM_PATH   auto (default: MUL_MAT on HMX for batches, htp-prep-matmul-hmx.c's rule), hmx (wherever it can
+ *                  run), hvx (never HMX)
  * (VNPU_DMA_STRICT and VNPU_WINDOW_MB are the platform's, src/vdsp/vdsp.h.)
  */
 #ifndef VNPU_HTP_HOST_H

@@ -170,7 +170,11 @@ static void matmul_prep(const struct htp_device *d, const struct vnpu_tensor *no
     src[0] = node->src[0];
     src[1] = node->src[1];
     dst[0] = node;
-    VNPU_ASSERT(mm_plan(d, node, htp_buffer_tensor_tiled(src[0]), kp, why, sizeof(why)));
+    const bool tiled = htp_buffer_tensor_tiled(src[0]);
+    if (htp_matmul_hmx_pick(d, node, tiled, (struct hmx_mm_kparams *) op->kparams)) {
+        return;
+    }
+    VNPU_ASSERT(mm_plan(d, node, tiled, kp, why, sizeof(why)));
 }
 
 const struct htp_op_family htp_family_matmul = {.supports = matmul_supports, .prep = matmul_prep};

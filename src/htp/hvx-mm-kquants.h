@@ -78,24 +78,29 @@ HVX_MM_INLINE void hvx_mm_q2_K_d_tiled(const uint8_t *w, uint32_t step_size, HVX
     hvx_mm_f16_halves(x, d, neg_dmin);
 }
 
+/* A tiled Q2_K step's weights but ws->m (its super-block's -dmin), given the super-block's d (the HMX path's FP16
+ * expansion reads them too). */
+HVX_MM_INLINE void hvx_mm_wstep_q2_K_tiled(const uint8_t *t, HVX_Vector d, struct hvx_mm_wstep *ws) {
+    const HVX_Vector x[2] = {hvx_vmem_ld(t), hvx_vmem_ld(t + HEX_VLEN)};
+    hvx_mm_2bit_operands(x, ws->q);
+    const HVX_Vector sc = hvx_vmem_ld(t + HTP_TENSOR_TILE_SCALES_OFFSET_Q2_K); /* byte r: k 0..15, 32 + r: 16..31 */
+    const HVX_VectorPair s = Q6_Wuw_vunpack_Vuh(Q6_V_lo_W(Q6_Wuh_vunpack_Vub(hvx_mm_field(sc, 0, 0x0F))));
+    ws->s0 = hvx_mm_mul_i32(d, Q6_V_lo_W(s));
+    ws->s1 = hvx_mm_mul_i32(d, Q6_V_hi_W(s));
+    const HVX_Vector mn = hvx_mm_field(sc, 4, 0x0F);
+    const HVX_Vector twice = Q6_V_lo_W(Q6_W_vshuff_VVR(mn, mn, -1)); /* bytes 2r, 2r + 1: byte r of mn */
+    const HVX_VectorPair m = Q6_W_vshuff_VVR(twice, twice, -2);
+    ws->m0 = Q6_V_lo_W(m); /* word r: row r's min of k 0..15 in all four bytes */
+    ws->m1 = Q6_V_hi_W(m); /* ... of k 16..31 */
+}
+
 HVX_MM_INLINE void hvx_mm_unit_q2_K_tiled(const uint8_t *w, uint32_t step_size, const uint8_t *a0, const uint8_t *a1,
                                           HVX_Vector *acc0, HVX_Vector *acc1) {
     struct hvx_mm_wstep ws;
     HVX_Vector d;
     hvx_mm_q2_K_d_tiled(w, step_size, &d, &ws.m);
     for (uint32_t j = 0; j < HVX_MM_KQ_STEPS; j++) {
-        const uint8_t *t = w + j * step_size;
-        const HVX_Vector x[2] = {hvx_vmem_ld(t), hvx_vmem_ld(t + HEX_VLEN)};
-        hvx_mm_2bit_operands(x, ws.q);
-        const HVX_Vector sc = hvx_vmem_ld(t + HTP_TENSOR_TILE_SCALES_OFFSET_Q2_K); /* byte r: k 0..15, 32 + r: 16..31 */
-        const HVX_VectorPair s = Q6_Wuw_vunpack_Vuh(Q6_V_lo_W(Q6_Wuh_vunpack_Vub(hvx_mm_field(sc, 0, 0x0F))));
-        ws.s0 = hvx_mm_mul_i32(d, Q6_V_lo_W(s));
-        ws.s1 = hvx_mm_mul_i32(d, Q6_V_hi_W(s));
-        const HVX_Vector mn = hvx_mm_field(sc, 4, 0x0F);
-        const HVX_Vector twice = Q6_V_lo_W(Q6_W_vshuff_VVR(mn, mn, -1)); /* bytes 2r, 2r + 1: byte r of mn */
-        const HVX_VectorPair m = Q6_W_vshuff_VVR(twice, twice, -2);
-        ws.m0 = Q6_V_lo_W(m); /* word r: row r's min of k 0..15 in all four bytes */
-        ws.m1 = Q6_V_hi_W(m); /* ... of k 16..31 */
+        hvx_mm_wstep_q2_K_tiled(w + j * step_size, d, &ws);
         hvx_mm_mac2(HVX_MM_D2M, &ws, hvx_mm_act_step(a0, j), hvx_mm_act_step(a1, j), acc0, acc1);
     }
 }
@@ -127,17 +132,22 @@ HVX_MM_INLINE void hvx_mm_unit_q2_K_flat(const uint8_t *w, uint32_t step_size, c
 
 /* ---- Q3_K ---- */
 
+/* A tiled Q3_K step's weights (the HMX path's FP16 expansion reads them too). */
+HVX_MM_INLINE void hvx_mm_wstep_q3_K_tiled(const uint8_t *w, struct hvx_mm_wstep *ws) {
+    const HVX_Vector x[2] = {hvx_vmem_ld(w), hvx_vmem_ld(w + HEX_VLEN)};
+    const HVX_Vector neg = hvx_vmem_ld(w + HTP_TENSOR_TILE_SIGNS_OFFSET_Q3_K);
+    hvx_mm_2bit_operands(x, ws->q);
+    for (uint32_t g = 0; g < 8; g++) {
+        ws->q[g] = Q6_Vb_vsub_VbVb(ws->q[g], hvx_mm_field_to(neg, g, 1, 2));
+    }
+    hvx_mm_f16_halves(hvx_vmem_ld(w + HTP_TENSOR_TILE_SCALES_OFFSET_Q3_K), &ws->s0, &ws->s1);
+}
+
 HVX_MM_INLINE void hvx_mm_unit_q3_K_tiled(const uint8_t *w, uint32_t step_size, const uint8_t *a0, const uint8_t *a1,
                                           HVX_Vector *acc0, HVX_Vector *acc1) {
     struct hvx_mm_wstep ws;
     (void) step_size;
-    const HVX_Vector x[2] = {hvx_vmem_ld(w), hvx_vmem_ld(w + HEX_VLEN)};
-    const HVX_Vector neg = hvx_vmem_ld(w + HTP_TENSOR_TILE_SIGNS_OFFSET_Q3_K);
-    hvx_mm_2bit_operands(x, ws.q);
-    for (uint32_t g = 0; g < 8; g++) {
-        ws.q[g] = Q6_Vb_vsub_VbVb(ws.q[g], hvx_mm_field_to(neg, g, 1, 2));
-    }
-    hvx_mm_f16_halves(hvx_vmem_ld(w + HTP_TENSOR_TILE_SCALES_OFFSET_Q3_K), &ws.s0, &ws.s1);
+    hvx_mm_wstep_q3_K_tiled(w, &ws);
     hvx_mm_mac2(HVX_MM_D2, &ws, a0, a1, acc0, acc1);
 }
 
@@ -172,12 +182,28 @@ HVX_MM_INLINE void hvx_mm_unit_q3_K_flat(const uint8_t *w, uint32_t step_size, c
 
 /* ---- Q4_K, Q5_K ---- */
 
+/* Tiled Q4_K and Q5_K steps' weights (the HMX path's FP16 expansion reads them too). */
+HVX_MM_INLINE void hvx_mm_wstep_q4_K_tiled(const uint8_t *w, struct hvx_mm_wstep *ws) {
+    hvx_mm_nibble_operands(w, true, NULL, ws->q);
+    hvx_mm_f16_pairs(hvx_vmem_ld(w + HTP_TENSOR_TILE_SCALES_OFFSET_Q4_K), &ws->s0, &ws->m);
+}
+
+HVX_MM_INLINE void hvx_mm_wstep_q5_K_tiled(const uint8_t *w, struct hvx_mm_wstep *ws) {
+    const HVX_Vector qh = hvx_vmem_ld(w + HTP_TENSOR_TILE_QH_OFFSET_Q5_K);
+    for (uint32_t v = 0; v < 4; v++) {
+        const HVX_Vector x = hvx_vmem_ld(w + HTP_TENSOR_TILE_QS_OFFSET_Q5_K + v * HEX_VLEN);
+        const HVX_Vector lo = Q6_V_vor_VV(hvx_mm_field(x, 0, 0x0F), hvx_mm_field_to(qh, 2 * v, 1, 4));
+        const HVX_Vector hi = Q6_V_vor_VV(hvx_mm_field(x, 4, 0x0F), hvx_mm_field_to(qh, 2 * v + 1, 1, 4));
+        hvx_mm_pairs_operands(lo, hi, &ws->q[2 * v], &ws->q[2 * v + 1]);
+    }
+    hvx_mm_f16_pairs(hvx_vmem_ld(w + HTP_TENSOR_TILE_SCALES_OFFSET_Q5_K), &ws->s0, &ws->m);
+}
+
 HVX_MM_INLINE void hvx_mm_unit_q4_K_tiled(const uint8_t *w, uint32_t step_size, const uint8_t *a0, const uint8_t *a1,
                                           HVX_Vector *acc0, HVX_Vector *acc1) {
     struct hvx_mm_wstep ws;
     (void) step_size;
-    hvx_mm_nibble_operands(w, true, NULL, ws.q);
-    hvx_mm_f16_pairs(hvx_vmem_ld(w + HTP_TENSOR_TILE_SCALES_OFFSET_Q4_K), &ws.s0, &ws.m);
+    hvx_mm_wstep_q4_K_tiled(w, &ws);
     hvx_mm_mac2(HVX_MM_DM, &ws, a0, a1, acc0, acc1);
 }
 
@@ -185,14 +211,7 @@ HVX_MM_INLINE void hvx_mm_unit_q5_K_tiled(const uint8_t *w, uint32_t step_size, 
                                           HVX_Vector *acc0, HVX_Vector *acc1) {
     struct hvx_mm_wstep ws;
     (void) step_size;
-    const HVX_Vector qh = hvx_vmem_ld(w + HTP_TENSOR_TILE_QH_OFFSET_Q5_K);
-    for (uint32_t v = 0; v < 4; v++) {
-        const HVX_Vector x = hvx_vmem_ld(w + HTP_TENSOR_TILE_QS_OFFSET_Q5_K + v * HEX_VLEN);
-        const HVX_Vector lo = Q6_V_vor_VV(hvx_mm_field(x, 0, 0x0F), hvx_mm_field_to(qh, 2 * v, 1, 4));
-        const HVX_Vector hi = Q6_V_vor_VV(hvx_mm_field(x, 4, 0x0F), hvx_mm_field_to(qh, 2 * v + 1, 1, 4));
-        hvx_mm_pairs_operands(lo, hi, &ws.q[2 * v], &ws.q[2 * v + 1]);
-    }
-    hvx_mm_f16_pairs(hvx_vmem_ld(w + HTP_TENSOR_TILE_SCALES_OFFSET_Q5_K), &ws.s0, &ws.m);
+    hvx_mm_wstep_q5_K_tiled(w, &ws);
     hvx_mm_mac2(HVX_MM_DM, &ws, a0, a1, acc0, acc1);
 }
 
@@ -242,19 +261,24 @@ HVX_MM_INLINE void hvx_mm_unit_q5_K_flat(const uint8_t *w, uint32_t step_size, c
 
 /* ---- Q6_K ---- */
 
-HVX_MM_INLINE void hvx_mm_unit_q6_K_tiled(const uint8_t *w, uint32_t step_size, const uint8_t *a0, const uint8_t *a1,
-                                          HVX_Vector *acc0, HVX_Vector *acc1) {
-    struct hvx_mm_wstep ws;
-    (void) step_size;
+/* A tiled Q6_K step's weights (the HMX path's FP16 expansion reads them too). */
+HVX_MM_INLINE void hvx_mm_wstep_q6_K_tiled(const uint8_t *w, struct hvx_mm_wstep *ws) {
     const HVX_Vector qh[2] = {hvx_vmem_ld(w + HTP_TENSOR_TILE_QH_OFFSET_Q6_K),
                               hvx_vmem_ld(w + HTP_TENSOR_TILE_QH_OFFSET_Q6_K + HEX_VLEN)};
     for (uint32_t g = 0; g < 8; g++) {
         const HVX_Vector lo =
             hvx_mm_field(hvx_vmem_ld(w + HTP_TENSOR_TILE_QS_OFFSET_Q6_K + g / 2 * HEX_VLEN), 4 * (g % 2), 0x0F);
         const HVX_Vector code = Q6_V_vor_VV(lo, hvx_mm_field_to(qh[g / 4], 2 * (g % 4), 2, 4));
-        ws.q[g] = Q6_Vb_vsub_VbVb(code, Q6_Vb_vsplat_R(32));
+        ws->q[g] = Q6_Vb_vsub_VbVb(code, Q6_Vb_vsplat_R(32));
     }
-    hvx_mm_f16_halves(hvx_vmem_ld(w + HTP_TENSOR_TILE_SCALES_OFFSET_Q6_K), &ws.s0, &ws.s1);
+    hvx_mm_f16_halves(hvx_vmem_ld(w + HTP_TENSOR_TILE_SCALES_OFFSET_Q6_K), &ws->s0, &ws->s1);
+}
+
+HVX_MM_INLINE void hvx_mm_unit_q6_K_tiled(const uint8_t *w, uint32_t step_size, const uint8_t *a0, const uint8_t *a1,
+                                          HVX_Vector *acc0, HVX_Vector *acc1) {
+    struct hvx_mm_wstep ws;
+    (void) step_size;
+    hvx_mm_wstep_q6_K_tiled(w, &ws);
     hvx_mm_mac2(HVX_MM_D2, &ws, a0, a1, acc0, acc1);
 }
 

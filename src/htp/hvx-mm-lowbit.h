@@ -26,16 +26,21 @@ HVX_MM_INLINE HVX_Vector hvx_mm_sign_bits(HVX_Vector x, uint32_t mask) {
     return Q6_V_vmux_QVV(Q6_Q_vand_VR(x, (int32_t) mask), Q6_Vb_vsplat_R(1), Q6_Vb_vsplat_R(-1));
 }
 
+/* The operands of step j of a tiled Q1_0 block (the HMX path's FP16 expansion reads them too). */
+HVX_MM_INLINE void hvx_mm_q1_0_tiled_operands(const uint8_t *w, uint32_t j, HVX_Vector q[8]) {
+    const HVX_Vector x = hvx_vmem_ld(w + HTP_TENSOR_TILE_QS_OFFSET_Q1_0 + j * HEX_VLEN);
+    for (uint32_t g = 0; g < 8; g++) {
+        q[g] = hvx_mm_sign_bits(x, 0x01010101u << g);
+    }
+}
+
 HVX_MM_INLINE void hvx_mm_unit_q1_0_tiled(const uint8_t *w, uint32_t step_size, const uint8_t *a0, const uint8_t *a1,
                                           HVX_Vector *acc0, HVX_Vector *acc1) {
     struct hvx_mm_wstep ws;
     (void) step_size;
     ws.s0 = hvx_mm_scales_f16(w + HTP_TENSOR_TILE_SCALES_OFFSET_Q1_0);
     for (uint32_t j = 0; j < 4; j++) {
-        const HVX_Vector x = hvx_vmem_ld(w + HTP_TENSOR_TILE_QS_OFFSET_Q1_0 + j * HEX_VLEN);
-        for (uint32_t g = 0; g < 8; g++) {
-            ws.q[g] = hvx_mm_sign_bits(x, 0x01010101u << g);
-        }
+        hvx_mm_q1_0_tiled_operands(w, j, ws.q);
         hvx_mm_mac2(HVX_MM_D, &ws, a0 + j * ACT_Q8_BLOCK_SIZE, a1 ? a1 + j * ACT_Q8_BLOCK_SIZE : NULL, acc0, acc1);
     }
 }
@@ -77,16 +82,20 @@ HVX_MM_INLINE void hvx_mm_q2_0_operands(HVX_Vector x, HVX_Vector *q) {
     }
 }
 
+/* The operands of step h of a tiled Q2_0 block (the HMX path's FP16 expansion reads them too). */
+HVX_MM_INLINE void hvx_mm_q2_0_tiled_operands(const uint8_t *w, uint32_t h, HVX_Vector q[8]) {
+    for (uint32_t k = 0; k < 2; k++) {
+        hvx_mm_q2_0_operands(hvx_vmem_ld(w + HTP_TENSOR_TILE_QS_OFFSET_Q2_0 + (2 * h + k) * HEX_VLEN), q + 4 * k);
+    }
+}
+
 HVX_MM_INLINE void hvx_mm_unit_q2_0_tiled(const uint8_t *w, uint32_t step_size, const uint8_t *a0, const uint8_t *a1,
                                           HVX_Vector *acc0, HVX_Vector *acc1) {
     struct hvx_mm_wstep ws;
     (void) step_size;
     ws.s0 = hvx_mm_scales_f16(w + HTP_TENSOR_TILE_SCALES_OFFSET_Q2_0);
     for (uint32_t h = 0; h < 2; h++) {
-        for (uint32_t k = 0; k < 2; k++) {
-            hvx_mm_q2_0_operands(hvx_vmem_ld(w + HTP_TENSOR_TILE_QS_OFFSET_Q2_0 + (2 * h + k) * HEX_VLEN),
-                                 ws.q + 4 * k);
-        }
+        hvx_mm_q2_0_tiled_operands(w, h, ws.q);
         hvx_mm_mac2(HVX_MM_D, &ws, a0 + h * ACT_Q8_BLOCK_SIZE, a1 ? a1 + h * ACT_Q8_BLOCK_SIZE : NULL, acc0, acc1);
     }
 }

@@ -49,27 +49,41 @@ HVX_MM_INLINE HVX_Vector hvx_mm_scales_e8m0(const uint8_t *p) {
     return Q6_Vw_vasl_VwR(biased, 23);
 }
 
+/* A step's weights (the HMX path's FP16 expansion reads them too, hvx-dequant-fp16.h): Q4_1 family DM, IQ4_NL and
+ * MXFP4 family D. */
+HVX_MM_INLINE void hvx_mm_wstep_q4_1(const uint8_t *w, bool tiled, struct hvx_mm_wstep *ws) {
+    hvx_mm_nibble_operands(w, tiled, NULL, ws->q);
+    hvx_mm_f16_pairs(hvx_vmem_ld(w + HTP_TENSOR_TILE_SCALES_OFFSET_Q4_1), &ws->s0, &ws->m); /* flat: (d, m) at 512 */
+}
+
+HVX_MM_INLINE void hvx_mm_wstep_iq4_nl(const uint8_t *w, bool tiled, struct hvx_mm_wstep *ws) {
+    hvx_mm_nibble_operands(w, tiled, dq_luts[DQ_LUT_IQ4_NL], ws->q);
+    ws->s0 = hvx_mm_scales_f16(w + HTP_TENSOR_TILE_SCALES_OFFSET_IQ4_NL); /* flat: the d part at 512 */
+}
+
+HVX_MM_INLINE void hvx_mm_wstep_mxfp4(const uint8_t *w, bool tiled, struct hvx_mm_wstep *ws) {
+    hvx_mm_nibble_operands(w, tiled, dq_luts[DQ_LUT_MXFP4], ws->q);
+    ws->s0 = hvx_mm_scales_e8m0(w + HTP_TENSOR_TILE_SCALES_OFFSET_MXFP4); /* flat: the e part at 512 */
+}
+
 HVX_MM_INLINE void hvx_mm_unit_q4_1(const uint8_t *w, bool tiled, const uint8_t *a0, const uint8_t *a1,
                                     HVX_Vector *acc0, HVX_Vector *acc1) {
     struct hvx_mm_wstep ws;
-    hvx_mm_nibble_operands(w, tiled, NULL, ws.q);
-    hvx_mm_f16_pairs(hvx_vmem_ld(w + HTP_TENSOR_TILE_SCALES_OFFSET_Q4_1), &ws.s0, &ws.m); /* flat: (d, m) at 512 */
+    hvx_mm_wstep_q4_1(w, tiled, &ws);
     hvx_mm_mac2(HVX_MM_DM, &ws, a0, a1, acc0, acc1);
 }
 
 HVX_MM_INLINE void hvx_mm_unit_iq4_nl(const uint8_t *w, bool tiled, const uint8_t *a0, const uint8_t *a1,
                                       HVX_Vector *acc0, HVX_Vector *acc1) {
     struct hvx_mm_wstep ws;
-    hvx_mm_nibble_operands(w, tiled, dq_luts[DQ_LUT_IQ4_NL], ws.q);
-    ws.s0 = hvx_mm_scales_f16(w + HTP_TENSOR_TILE_SCALES_OFFSET_IQ4_NL); /* flat: the d part at 512 */
+    hvx_mm_wstep_iq4_nl(w, tiled, &ws);
     hvx_mm_mac2(HVX_MM_D, &ws, a0, a1, acc0, acc1);
 }
 
 HVX_MM_INLINE void hvx_mm_unit_mxfp4(const uint8_t *w, bool tiled, const uint8_t *a0, const uint8_t *a1,
                                      HVX_Vector *acc0, HVX_Vector *acc1) {
     struct hvx_mm_wstep ws;
-    hvx_mm_nibble_operands(w, tiled, dq_luts[DQ_LUT_MXFP4], ws.q);
-    ws.s0 = hvx_mm_scales_e8m0(w + HTP_TENSOR_TILE_SCALES_OFFSET_MXFP4); /* flat: the e part at 512 */
+    hvx_mm_wstep_mxfp4(w, tiled, &ws);
     hvx_mm_mac2(HVX_MM_D, &ws, a0, a1, acc0, acc1);
 }
 

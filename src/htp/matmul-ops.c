@@ -23,6 +23,7 @@
 
 #include "act-quant.h"
 #include "dma-queue.h"
+#include "hmx-mm.h"
 #include "htp-ctx.h"
 #include "htp-tensor.h"
 #include "htp-tiles.h"
@@ -383,6 +384,9 @@ static uint32_t matmul_check(struct matmul_ctx *c, const struct htp_ctx *ctx) {
 }
 
 uint32_t op_matmul(struct htp_op_ctx *octx) {
+    if (octx->op.kparams[0] == HMX_MM_KPARAMS_TAG) { /* the batch path on HMX (hmx-mm.h) */
+        return op_matmul_hmx(octx);
+    }
     struct htp_ctx *ctx = octx->ctx;
     struct matmul_ctx c = {
         .octx = octx,

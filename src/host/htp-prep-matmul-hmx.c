@@ -1,0 +1,110 @@
+/*
+ * MUL_MAT's HMX path on the host (src/htp/hmx-mm.h): when a node takes it, and its kernel_params.
+ *
+ * supports_op does not change: a node the NPU takes always has an HVX plan (htp-prep-matmul.c), since whether its
+ * weight is tiled is unknown then. At prep time the weight's layout is known, and the node runs on HMX instead when
+ * (VNPU_MM_PATH=auto, the default)
+ *   1. its weight has an FP16 tile expansion: a tiled REPACK weight (any of the twelve tiled types), or F16 / F32;
+ *   2. K (ne00) is a multiple of 32;
+ *   3. a group (the columns that share one weight matrix) has at least HTP_MM_HMX_MIN_COLS columns;
+ *   4. the plan fits VTCM.
+ * VNPU_MM_PATH=hmx drops rule 3 (HMX wherever it can run: the tests force it so); VNPU_MM_PATH=hvx never takes HMX.
+ *
+ * The plan: workers as many as the session has (at most one per job of a chunk), HMX being one unit for all of them
+ * and the others expanding weights meanwhile; then the deepest weight prefetch (HMX_MM_MAX_PREFETCH down to 1) whose
+ * layout still holds HTP_MM_HMX_MIN_CHUNK columns (or all of them), with as many columns per chunk as fit: every
+ * chunk expands the whole weight again, so fewer chunks come first.
+ */
+#include "htp-device-impl.h"
+#include "hmx-mm.h"
+#include "matmul-ops.h"
+
+#include "log.h"
+
+#include <string.h>
+
+/* HTP_MM_HMX_MIN_COLS: the smallest group of columns auto sends to HMX. Measured with vnpu-bench mul_mat on a 2048 x
+ * 2048 Q4_0 weight (HTP0-REPACK, VNPU_NHVX default 2, median us, VNPU_MM_PATH=hvx against =hmx): N = 32: 12300 /
+ * 11800, 64: 22000 / 22900, 128: 71600 / 38900, 256: 147000 / 77500, 512: 276000 / 224000. The two tie up to 64
+ * columns (HMX pads a group to whole tiles of 32 and its emulation runs on one thread, the unit's); from 128 on the
+ * HVX path's replicated Q8 columns leave the host's caches and HMX is ahead. HTP_MM_HMX_MIN_CHUNK: prefetch depth is
+ * given up before the chunk drops below this many columns. */
+#define HTP_MM_HMX_MIN_COLS  128
+#define HTP_MM_HMX_MIN_CHUNK 128
+
+/* The largest columns per chunk, a multiple of 32 and at most max, whose layout fits vtcm bytes; 0 if not even 32. */
+static uint32_t hmx_fit_cols(struct hmx_mm_kparams *kp, uint32_t max, size_t vtcm) {
+    uint32_t lo = 0, hi = max / HMX_MM_TILE;
+    while (lo < hi) {
+        const uint32_t mid = hi - (hi - lo) / 2;
+        kp->cols_chunk = mid * HMX_MM_TILE;
+        if (hmx_mm_plan_layout(kp).total <= vtcm) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    kp->cols_chunk = lo * HMX_MM_TILE;
+    return kp->cols_chunk;
+}
+
+/* The HMX plan of node (a MUL_MAT htp_family_matmul supports) with its weight tiled or not; false when there is
+ * none. */
+static bool hmx_plan(const struct htp_device *d, const struct vnpu_tensor *node, bool tiled,
+                     struct hmx_mm_kparams *kp) {
+    const struct vnpu_tensor *w = node->src[0], *x = node->src[1];
+    const bool flt = w->type == VNPU_TYPE_F32 || w->type == VNPU_TYPE_F16;
+    memset(kp, 0, sizeof(*kp));
+    if (flt == tiled || w->ne[0] % HMX_MM_TILE != 0 || w->ne[0] > MATMUL_MAX_K) {
+        return false;
+    }
+    const uint32_t k = (uint32_t) w->ne[0];
+    const uint64_t wraw = hmx_mm_wraw_size((uint32_t) w->type, k);
+    if (wraw == 0 || wraw > UINT32_MAX - HEX_VLEN) {
+        return false;
+    }
+    kp->tag = HMX_MM_KPARAMS_TAG;
+    kp->wraw_size = hex_align_up((uint32_t) wraw, HEX_VLEN);
+    kp->n_k_tiles = k / HMX_MM_TILE;
+    kp->stage_size = k * (uint32_t) sizeof(float);
+    kp->n_cols = (uint32_t) (x->ne[1] * x->ne[2] * x->ne[3]);
+    kp->group_cols = (uint32_t) (x->ne[1] * (x->ne[2] / w->ne[2]));
+    kp->n_col_tiles = htp_tile_n_col_tiles((uint32_t) w->ne[1]);
+
+    const uint32_t ndesc = hmx_mm_wrow_ndesc((uint32_t) w->type, HTP_TENSOR_TILE_N_ROWS);
+    const uint32_t max_prefetch = HEX_MIN(HMX_MM_MAX_PREFETCH, VDSP_DMA_DEPTH / (1 + ndesc));
+    const uint32_t max_cols = hex_align_up(kp->n_cols, HMX_MM_TILE);
+    const uint64_t n_jobs = (uint64_t) kp->n_col_tiles * ((kp->n_cols + kp->group_cols - 1) / kp->group_cols);
+    const size_t vtcm = d->target.vtcm_size;
+    for (uint64_t nt = HEX_MIN(d->n_threads, n_jobs); nt >= 1; nt--) {
+        kp->n_threads = (uint32_t) nt;
+        for (uint32_t p = max_prefetch; p >= 1; p--) {
+            kp->n_prefetch = p;
+            const uint32_t cols = hmx_fit_cols(kp, max_cols, vtcm);
+            if (cols >= HEX_MIN(max_cols, HTP_MM_HMX_MIN_CHUNK) || (p == 1 && cols >= HMX_MM_TILE)) {
+                kp->n_act_threads = HEX_MIN(kp->n_threads, cols / 2);
+                kp->div_ne11 = fastdiv_init((uint32_t) x->ne[1]);
+                kp->div_ne11_ne12 = fastdiv_init((uint32_t) (x->ne[1] * x->ne[2]));
+                kp->div_ne02 = fastdiv_init((uint32_t) w->ne[2]);
+                kp->div_r3 = fastdiv_init((uint32_t) (x->ne[3] / w->ne[3]));
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool htp_matmul_hmx_pick(const struct htp_device *d, const struct vnpu_tensor *node, bool tiled,
+                         struct hmx_mm_kparams *kp) {
+    const struct vnpu_tensor *w = node->src[0], *x = node->src[1];
+    switch ((enum htp_mm_path) d->cfg->mm_path) {
+        case HTP_MM_PATH_HVX: return false;
+        case HTP_MM_PATH_HMX: break;
+        case HTP_MM_PATH_AUTO:
+            if (x->ne[1] * (x->ne[2] / w->ne[2]) < HTP_MM_HMX_MIN_COLS) {
+                return false;
+            }
+            break;
+    }
+    return hmx_plan(d, node, tiled, kp);
+}
