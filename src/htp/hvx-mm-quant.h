@@ -12,7 +12,7 @@
  *
  * Adding a weight format: an unpack function per layout (the seed's tile, and the flat step area the DMA builds:
  * operands + scales), an HVX_MM_QDOT line for each (it makes the 32x1 and 32x2 kernels), their row in
- * matmul_qkernels_get (matmul-ops.c) and the type's row in matmul_qtype_get (matmul-ops.h), which the host's
+ * matmul_qkernels_get (matmul-weights.h) and the type's row in matmul_qtype_get (matmul-ops.h), which the host's
  * supports rule reads too. docs/HTP.md has the whole list.
  *
  * A format whose rows carry more than one scale per step makes its kernels from a unit function instead

@@ -15,9 +15,10 @@
  *               weights of job i + p into the same slot
  *     epilogue  pop the p write-backs and p dummy weight DMAs left
  * Jobs past the worker's range push zero-row dummies, so every job pops what the job p before it pushed.
- * Weight DMAs: F32/F16 rows, 32 rows of ne00 elements into rows of wrow_stride; a tiled tile row, n_k_tiles tiles
- * at the aligned tile stride; a flat quantized tile row, per row one descriptor per part of its blocks (codes,
- * scales, ...) into that part's area of each block's unit (matmul_qtype).
+ * Weight DMAs and kernels are matmul-weights.h's (MUL_MAT_ID shares them): F32/F16 rows, 32 rows of ne00 elements
+ * into rows of wrow_stride; a tiled tile row, n_k_tiles tiles at the aligned tile stride; a flat quantized tile row,
+ * per row one descriptor per part of its blocks (codes, scales, ...) into that part's area of each block's unit
+ * (matmul_qtype).
  */
 #include "matmul-ops.h"
 
@@ -27,63 +28,15 @@
 #include "htp-ctx.h"
 #include "htp-tensor.h"
 #include "htp-tiles.h"
-#include "hvx-mm-float.h"
-#include "hvx-mm-kquants.h"
-#include "hvx-mm-lowbit.h"
-#include "hvx-mm-nibble.h"
-#include "hvx-mm-quant.h"
-
-/* The int8 kernels of each quantized type with NPU kernels (matmul_qtype_get lists the same types), for weights
- * in the tiled REPACK layout and for flat GGML blocks. */
-struct matmul_qkernels {
-    hvx_mm_qdot_32x1_fn dot_32x1;
-    hvx_mm_qdot_32x2_fn dot_32x2;
-};
-
-#define MM_QKERNELS(NAME)                                                                               \
-    (tiled ? (struct matmul_qkernels){hvx_mm_qdot_##NAME##_tiled_32x1, hvx_mm_qdot_##NAME##_tiled_32x2} \
-           : (struct matmul_qkernels){hvx_mm_qdot_##NAME##_flat_32x1, hvx_mm_qdot_##NAME##_flat_32x2})
-
-static bool matmul_qkernels_get(uint32_t type, bool tiled, struct matmul_qkernels *k) {
-    switch ((enum htp_type) type) {
-        case HTP_TYPE_Q4_0: *k = MM_QKERNELS(q4_0); return true;
-        case HTP_TYPE_Q8_0: *k = MM_QKERNELS(q8_0); return true;
-        case HTP_TYPE_Q4_1: *k = MM_QKERNELS(q4_1); return true;
-        case HTP_TYPE_IQ4_NL: *k = MM_QKERNELS(iq4_nl); return true;
-        case HTP_TYPE_MXFP4: *k = MM_QKERNELS(mxfp4); return true;
-        case HTP_TYPE_Q1_0: *k = MM_QKERNELS(q1_0); return true;
-        case HTP_TYPE_Q2_0: *k = MM_QKERNELS(q2_0); return true;
-        case HTP_TYPE_Q2_K: *k = MM_QKERNELS(q2_K); return true;
-        case HTP_TYPE_Q3_K: *k = MM_QKERNELS(q3_K); return true;
-        case HTP_TYPE_Q4_K: *k = MM_QKERNELS(q4_K); return true;
-        case HTP_TYPE_Q5_K: *k = MM_QKERNELS(q5_K); return true;
-        case HTP_TYPE_Q6_K: *k = MM_QKERNELS(q6_K); return true;
-        case HTP_TYPE_F32:
-        case HTP_TYPE_F16:
-        case HTP_TYPE_I32:
-        case HTP_TYPE_I64:
-        case HTP_TYPE_BF16: break;
-    }
-    return false;
-}
+#include "matmul-weights.h"
 
 struct matmul_ctx {
     struct htp_op_ctx *octx;
     const struct matmul_kparams *kp;
     const struct htp_tensor *src0, *src1, *dst;
     struct matmul_layout layout;
-    bool tiled;                /* src0 in the tiled layout */
-    struct matmul_qtype qt;    /* QUANT: the type's geometry ... */
-    struct matmul_qkernels qk; /* ... and kernels */
-    uint32_t n_steps;          /* QUANT: 32-column steps of K */
-    uint32_t n_blocks;         /* QUANT: GGML blocks of a row (flat: the DMA's rows per part) */
-    uint32_t elem_size;        /* F32/F16: bytes of an element */
-    uint32_t wrow_stride;      /* F32/F16: VTCM bytes between the rows of a tile row */
-    uint32_t n_tiles;          /* tiled: tiles along K, ... */
-    uint32_t tile_size;        /* ... DDR bytes of a tile, ... */
-    uint64_t tile_row_bytes;   /* ... of a tile row ... */
-    uint64_t matrix_bytes;     /* ... and of a matrix */
-    uint32_t ct_start, n_ct;   /* this device's tile rows of each matrix */
+    struct matmul_weights wt; /* src0: its layout, DMA and kernels */
+    uint32_t ct_start, n_ct;  /* this device's tile rows of each matrix */
     /* the chunk being computed */
     uint32_t c0, c1; /* its columns */
     uint32_t g0;     /* the group of column c0 */
@@ -115,13 +68,8 @@ static uint32_t matmul_valid_rows(const struct matmul_ctx *c, uint32_t ct) {
 
 /* The weight matrix of group g: (i02, i03) = (g % ne02, (g / ne02) / r3). */
 static const uint8_t *matmul_wmatrix(const struct matmul_ctx *c, uint32_t g) {
-    const struct htp_tensor *w = c->src0;
-    const uint32_t i13 = fastdiv(g, &c->kp->div_ne02), i02 = g - i13 * w->ne[2];
-    const uint32_t i03 = fastdiv(i13, &c->kp->div_r3);
-    if (c->tiled) {
-        return w->data + ((uint64_t) i03 * w->ne[2] + i02) * c->matrix_bytes;
-    }
-    return w->data + (size_t) i02 * w->nb[2] + (size_t) i03 * w->nb[3];
+    const uint32_t i13 = fastdiv(g, &c->kp->div_ne02), i02 = g - i13 * c->src0->ne[2];
+    return matmul_weights_matrix(&c->wt, i02, fastdiv(i13, &c->kp->div_r3));
 }
 
 /* ---- the compute worker ---- */
@@ -134,39 +82,11 @@ struct matmul_thread {
     uint8_t *dst;  /* slot s's dst vectors at dst + s * dst slot size */
 };
 
-/* Push the weight DMA of job jb into slot s (live false: a dummy); returns the descriptors pushed. */
-static uint32_t matmul_push_weights(struct matmul_thread *t, uint32_t s, struct matmul_job jb, bool live) {
+/* Push the weight DMA of job jb into slot s (live false: a dummy). */
+static void matmul_push_weights(struct matmul_thread *t, uint32_t s, struct matmul_job jb, bool live) {
     const struct matmul_ctx *c = t->c;
-    uint8_t *v = t->wrow + (size_t) s * c->kp->wrow_size;
-    if (!live) {
-        dma_queue_push(t->q, dma_make_pair(v, c->src0->data), 0, 0, 0, 0);
-        return 1;
-    }
-    const struct htp_tensor *w = c->src0;
-    const uint8_t *m = matmul_wmatrix(c, jb.g);
-    const uint32_t valid = matmul_valid_rows(c, jb.ct);
-    if (c->kp->path != MATMUL_PATH_QUANT) {
-        const uint8_t *rows = m + (size_t) jb.ct * MATMUL_TILE_ROWS * w->nb[1];
-        dma_queue_push(t->q, dma_make_pair(v, rows), c->wrow_stride, w->nb[1], (size_t) w->ne[0] * c->elem_size, valid);
-        return 1;
-    }
-    const uint32_t step = c->qt.step_size;
-    if (c->tiled) {
-        const uint32_t stride = c->n_steps / c->n_tiles * step; /* the aligned tile size */
-        dma_queue_push(t->q, dma_make_pair(v, m + jb.ct * c->tile_row_bytes), stride, c->tile_size, c->tile_size,
-                       c->n_tiles);
-        return 1;
-    }
-    const uint32_t unit = c->qt.blk_steps * step;
-    for (uint32_t r = 0; r < valid; r++) {
-        const uint8_t *row = m + ((size_t) jb.ct * MATMUL_TILE_ROWS + r) * w->nb[1];
-        for (uint32_t i = 0; i < c->qt.n_parts; i++) {
-            const struct matmul_qpart *pt = &c->qt.parts[i];
-            dma_queue_push(t->q, dma_make_pair(v + pt->dst_off + r * pt->stride, row + pt->src_off), unit,
-                           c->qt.blk_size, pt->size, c->n_blocks);
-        }
-    }
-    return c->qt.n_parts * valid;
+    matmul_weights_push(&c->wt, t->q, t->wrow + (size_t) s * c->kp->wrow_size, live ? matmul_wmatrix(c, jb.g) : NULL,
+                        jb.ct, live);
 }
 
 /* Columns [ca, cb) of the chunk that multiply group g's matrix. */
@@ -181,28 +101,11 @@ static void matmul_job_compute(const struct matmul_ctx *c, struct matmul_job jb,
     const struct matmul_kparams *kp = c->kp;
     uint32_t ca, cb;
     matmul_job_cols(c, jb.g, &ca, &cb);
-    const uint32_t n = cb - ca, valid = matmul_valid_rows(c, jb.ct), ne00 = c->src0->ne[0];
+    const uint32_t n = cb - ca, valid = matmul_valid_rows(c, jb.ct);
     const uint8_t *a = c->octx->ctx->vtcm + c->layout.act + (size_t) (ca - c->c0) * kp->act_row_size;
-    uint32_t i = 0;
-    for (; i + 1 < n; i += 2) {
-        const uint8_t *a0 = a + (size_t) i * kp->act_row_size, *a1 = a0 + kp->act_row_size;
-        switch ((enum matmul_path) kp->path) {
-            case MATMUL_PATH_F32:
-                hvx_mm_dot_f32_32x2(w, c->wrow_stride, ne00, valid, a0, a1, out + i, out + i + 1);
-                break;
-            case MATMUL_PATH_F16:
-                hvx_mm_dot_f16_32x2(w, c->wrow_stride, ne00, valid, a0, a1, out + i, out + i + 1);
-                break;
-            case MATMUL_PATH_QUANT: c->qk.dot_32x2(w, c->n_steps, c->qt.step_size, a0, a1, out + i, out + i + 1); break;
-        }
-    }
-    if (i < n) {
+    for (uint32_t i = 0; i < n; i += 2) { /* the 32x2 kernels, a 32x1 for an odd column left */
         const uint8_t *a0 = a + (size_t) i * kp->act_row_size;
-        switch ((enum matmul_path) kp->path) {
-            case MATMUL_PATH_F32: hvx_mm_dot_f32_32x1(w, c->wrow_stride, ne00, valid, a0, out + i); break;
-            case MATMUL_PATH_F16: hvx_mm_dot_f16_32x1(w, c->wrow_stride, ne00, valid, a0, out + i); break;
-            case MATMUL_PATH_QUANT: c->qk.dot_32x1(w, c->n_steps, c->qt.step_size, a0, out + i); break;
-        }
+        matmul_weights_dot(&c->wt, w, valid, a0, i + 1 < n ? a0 + kp->act_row_size : NULL, out + i, out + i + 1);
     }
 }
 
@@ -237,7 +140,7 @@ static void matmul_worker_compute(unsigned nth, unsigned ith, void *arg) {
     for (uint32_t i = 0; i < n; i++, matmul_job_next(c, &jb)) {
         const uint32_t s = i % p, valid = matmul_valid_rows(c, jb.ct);
         HVX_Vector *out = (HVX_Vector *) dma_queue_pop(t.q).src; /* the slot's last write-back has landed */
-        const uint32_t ndesc = matmul_wrow_ndesc(kp->path, c->tiled, c->qt.n_parts, valid);
+        const uint32_t ndesc = matmul_weights_ndesc(&c->wt, valid);
         for (uint32_t k = 0; k < ndesc; k++) {
             dma_queue_pop(t.q);
         }
@@ -298,11 +201,7 @@ static void matmul_worker_prep(unsigned nth, unsigned ith, void *arg) {
         if (!htp_op_skip_compute(c->octx)) {
             uint8_t *out = act + (size_t) (col - c->c0) * kp->act_row_size;
             htp_trace_start(tr, HTP_TRACE_HVX_A_QUANT, col);
-            switch ((enum matmul_path) kp->path) {
-                case MATMUL_PATH_F32: act_copy_f32_row(v, ne10, out); break;
-                case MATMUL_PATH_F16: act_cvt_f16_row(v, ne10, out); break;
-                case MATMUL_PATH_QUANT: act_quant_q8_row(v, ne10, out); break;
-            }
+            matmul_weights_prep_col(&c->wt, v, ne10, out);
             htp_trace_stop(tr, HTP_TRACE_HVX_A_QUANT, col);
         }
         matmul_push_col(c, q, v, col + 2, col + 2 < cb);
@@ -336,47 +235,13 @@ static uint32_t matmul_check(struct matmul_ctx *c, const struct htp_ctx *ctx) {
         kp->act_row_size % HEX_VLEN || kp->wrow_size % HEX_VLEN) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    if (kp->path > MATMUL_PATH_QUANT) {
-        return HTP_STATUS_INVAL_PARAMS;
+    const uint32_t st = matmul_weights_init(&c->wt, w, kp->path);
+    if (st != HTP_STATUS_OK) {
+        return st;
     }
-    c->tiled = (w->flags & HTP_TENSOR_TILED) != 0;
-    uint32_t act_row = 0, wrow = 0;
-    switch ((enum matmul_path) kp->path) {
-        case MATMUL_PATH_F32:
-        case MATMUL_PATH_F16:
-            c->elem_size = kp->path == MATMUL_PATH_F32 ? 4 : 2;
-            if (w->type != (kp->path == MATMUL_PATH_F32 ? HTP_TYPE_F32 : HTP_TYPE_F16) || w->nb[0] != c->elem_size ||
-                c->tiled) {
-                return HTP_STATUS_INVAL_PARAMS;
-            }
-            c->wrow_stride = hex_align_up(ne00 * c->elem_size, HEX_VLEN);
-            act_row = kp->path == MATMUL_PATH_F32 ? act_f32_row_size(ne00) : act_f16_row_size(ne00);
-            wrow = MATMUL_TILE_ROWS * c->wrow_stride;
-            break;
-        case MATMUL_PATH_QUANT: {
-            struct htp_tile_geom g = {0, 0, 0, 0};
-            if (!matmul_qtype_get(w->type, &c->qt) || !matmul_qkernels_get(w->type, c->tiled, &c->qk) ||
-                (c->tiled && !htp_tile_geom_get((enum htp_type) w->type, &g))) {
-                return HTP_STATUS_NO_SUPPORT;
-            }
-            if (w->nb[0] != c->qt.blk_size || ne00 % (ACT_Q8_BLOCK * c->qt.blk_steps) != 0) {
-                return HTP_STATUS_INVAL_PARAMS;
-            }
-            c->n_steps = ne00 / ACT_Q8_BLOCK;
-            c->n_blocks = c->n_steps / c->qt.blk_steps;
-            if (c->tiled) {
-                c->n_tiles = htp_tile_n_k_tiles(&g, ne00);
-                c->tile_size = g.size;
-                c->tile_row_bytes = htp_tile_row_size(&g, ne00);
-                c->matrix_bytes = htp_tile_matrix_size(&g, ne00, ne01);
-            }
-            act_row = act_q8_row_size(ne00);
-            wrow = c->n_steps * c->qt.step_size;
-            break;
-        }
-    }
-    const uint32_t ndesc = matmul_wrow_ndesc(kp->path, c->tiled, c->qt.n_parts, MATMUL_TILE_ROWS);
-    if (kp->act_row_size < act_row || kp->wrow_size < wrow || kp->n_prefetch * (1 + ndesc) > VDSP_DMA_DEPTH) {
+    const uint32_t ndesc = matmul_weights_ndesc(&c->wt, MATMUL_TILE_ROWS);
+    if (kp->act_row_size < c->wt.act_row_size || kp->wrow_size < c->wt.wrow_size ||
+        kp->n_prefetch * (1 + ndesc) > VDSP_DMA_DEPTH) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     c->layout = matmul_plan_layout(kp);
