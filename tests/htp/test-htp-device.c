@@ -95,7 +95,7 @@ static void test_supports_op(void **state) {
     assert_true(vnpu_device_supports_op(dev, vnpu_mul_mat(ctx, m, a)));
     struct vnpu_tensor *q5 = vnpu_new_tensor_2d(ctx, VNPU_TYPE_Q5_1, 64, 16);
     assert_false(vnpu_device_supports_op(dev, vnpu_mul_mat(ctx, q5, a))); /* no NPU kernel for Q5_1 weights */
-    assert_null(a->data); /* nothing was allocated to answer */
+    assert_null(a->data);                                                 /* nothing was allocated to answer */
     vnpu_ctx_free(ctx);
     vnpu_device_free(dev);
 }
