@@ -24,28 +24,19 @@
 #include "hmx-mm.h"
 
 #include "dma-queue.h"
-#include "hmx.h"
+#include "hmx-mm-parts.h"
 #include "htp-ctx.h"
 #include "htp-tensor.h"
 #include "htp-tiles.h"
-#include "hvx-dequant-fp16.h"
 #include "matmul-ops.h"
-
-#define HMX_MM_PAIRS_PER_TILE (HMX_MM_TILE / 2) /* column pairs of an activation tile: its 16 vectors */
 
 struct hmx_mm_ctx {
     struct htp_op_ctx *octx;
     const struct hmx_mm_kparams *kp;
     const struct htp_tensor *src0, *src1, *dst;
     struct hmx_mm_layout layout;
-    bool tiled;                /* src0 tiled (a quantized type); else F16 or F32 rows */
-    hvx_fp16_wtile_fn wtile;   /* tiled: the type's expansion ... */
-    struct htp_tile_geom geom; /* ... and geometry */
-    uint32_t n_tiles;          /* tiled: stored tiles along K */
-    uint64_t tile_row_bytes;   /* tiled: DDR bytes of a tile row ... */
-    uint64_t matrix_bytes;     /* ... and of a matrix */
-    uint32_t elem_size;        /* F16/F32: bytes of an element */
-    uint32_t ct_start, n_ct;   /* this device's tile rows of each matrix */
+    struct hmx_weights wt;   /* src0: its layout, DMA and expansion */
+    uint32_t ct_start, n_ct; /* this device's tile rows of each matrix */
     /* the chunk being computed */
     uint32_t c0, c1; /* its columns */
     uint32_t g0;     /* the group of column c0 */
@@ -85,85 +76,16 @@ static void hmx_mm_job_cols(const struct hmx_mm_ctx *c, uint32_t g, uint32_t *ca
 
 /* The weight matrix of group g: (i02, i03) = (g % ne02, (g / ne02) / r3). */
 static const uint8_t *hmx_mm_wmatrix(const struct hmx_mm_ctx *c, uint32_t g) {
-    const struct htp_tensor *w = c->src0;
-    const uint32_t i13 = fastdiv(g, &c->kp->div_ne02), i02 = g - i13 * w->ne[2];
-    const uint32_t i03 = fastdiv(i13, &c->kp->div_r3);
-    if (c->tiled) {
-        return w->data + ((uint64_t) i03 * w->ne[2] + i02) * c->matrix_bytes;
-    }
-    return w->data + (size_t) i02 * w->nb[2] + (size_t) i03 * w->nb[3];
+    const uint32_t i13 = fastdiv(g, &c->kp->div_ne02), i02 = g - i13 * c->src0->ne[2];
+    return hmx_weights_matrix(&c->wt, i02, fastdiv(i13, &c->kp->div_r3));
 }
 
 /* ---- the compute worker ---- */
 
-/* Push the weight DMA of job jb into raw slot v (live false: a dummy); returns the descriptors pushed. */
-static uint32_t hmx_mm_push_weights(const struct hmx_mm_ctx *c, struct dma_queue *q, uint8_t *v, struct hmx_mm_job jb,
-                                    bool live) {
-    const struct htp_tensor *w = c->src0;
-    if (!live) {
-        dma_queue_push(q, dma_make_pair(v, w->data), 0, 0, 0, 0);
-        return 1;
-    }
-    const uint8_t *m = hmx_mm_wmatrix(c, jb.g);
-    if (c->tiled) {
-        const uint8_t *row = m + jb.ct * c->tile_row_bytes;
-        const uint32_t size = c->geom.size, aligned = c->geom.aligned_size;
-        dma_queue_push(q, dma_make_pair(v, row), aligned, size, size, c->n_tiles);
-        return 1;
-    }
-    const uint32_t valid = hmx_mm_valid_rows(c, jb.ct), piece = HMX_MM_TILE * c->elem_size;
-    for (uint32_t r = 0; r < valid; r++) { /* row r's 32-element pieces at r * piece of every tile */
-        const uint8_t *row = m + ((size_t) jb.ct * HTP_TENSOR_TILE_N_ROWS + r) * w->nb[1];
-        dma_queue_push(q, dma_make_pair(v + (size_t) r * piece, row), (size_t) HTP_TENSOR_TILE_N_ROWS * piece, piece,
-                       piece, c->kp->n_k_tiles);
-    }
-    return valid;
-}
-
-/* The raw tile row at v -> n_k_tiles FP16 weight tiles at wt. */
-static void hmx_mm_expand(const struct hmx_mm_ctx *c, const uint8_t *v, uint8_t *wt) {
-    if (c->tiled) {
-        const uint32_t aligned = c->geom.aligned_size, per_tile = c->geom.k_cols / HMX_MM_TILE;
-        for (uint32_t t = 0; t < c->n_tiles; t++) {
-            const uint8_t *sb = v + (size_t) (t - t % c->geom.tiles_per_block) * aligned; /* its super-block */
-            c->wtile(v + (size_t) t * aligned, sb, aligned, wt + (size_t) t * per_tile * HMX_MM_TILE_BYTES);
-        }
-        return;
-    }
-    const size_t raw_tile = (size_t) HTP_TENSOR_TILE_N_ROWS * HMX_MM_TILE * c->elem_size;
-    for (uint32_t kt = 0; kt < c->kp->n_k_tiles; kt++) {
-        if (c->elem_size == 4) {
-            hvx_fp16_wtile_f32(v + kt * raw_tile, wt + (size_t) kt * HMX_MM_TILE_BYTES);
-        } else {
-            hvx_fp16_wtile_f16(v + kt * raw_tile, wt + (size_t) kt * HMX_MM_TILE_BYTES);
-        }
-    }
-}
-
-/* HMX: activation tile rows t0 .. t1 of the chunk times the weight tile row wt -> output tiles otile[0 .. t1 - t0]. */
-static void hmx_mm_multiply(const struct hmx_mm_ctx *c, const uint8_t *wt, uint8_t *otile, const uint8_t *scales,
-                            uint32_t t0, uint32_t t1) {
-    const uint8_t *act = c->octx->ctx->vtcm + c->layout.act;
-    const size_t tile_row = (size_t) c->kp->n_k_tiles * HMX_MM_TILE_BYTES;
-    struct hmx_acc acc;
-    for (uint32_t t = t0; t <= t1; t++) {
-        hmx_acc_clear(&acc);
-        hmx_acc_mac(&acc, (const uint16_t *) (act + t * tile_row), (const uint16_t *) wt, c->kp->n_k_tiles);
-        hmx_acc_store_f16(&acc, (uint16_t *) (otile + (size_t) (t - t0) * HMX_MM_TILE_BYTES), scales);
-    }
-}
-
-/* Output tiles of activation tile rows t0 .. t1 -> f32 columns 32 t0 .. 32 t1 + 31 of the dst slot: vector i of a
- * tile holds columns 2i and 2i + 1 in its even and odd halves, which the widening puts in the pair's lo and hi. */
-static void hmx_mm_widen(const uint8_t *otile, uint32_t t0, uint32_t t1, HVX_Vector *slot) {
-    for (uint32_t t = t0; t <= t1; t++) {
-        const uint8_t *tile = otile + (size_t) (t - t0) * HMX_MM_TILE_BYTES;
-        for (uint32_t i = 0; i < HMX_MM_PAIRS_PER_TILE; i++) {
-            const HVX_VectorPair w = Q6_Wsf_vcvt_Vhf(hvx_vmem_ld(tile + i * HEX_VLEN));
-            hvx_vmem_st(slot + t * HMX_MM_TILE + 2 * i, Q6_V_lo_W(w));
-            hvx_vmem_st(slot + t * HMX_MM_TILE + 2 * i + 1, Q6_V_hi_W(w));
-        }
-    }
+/* Push the weight DMA of job jb into raw slot v (live false: a dummy). */
+static void hmx_mm_push_weights(const struct hmx_mm_ctx *c, struct dma_queue *q, uint8_t *v, struct hmx_mm_job jb,
+                                bool live) {
+    hmx_weights_push(&c->wt, q, v, live ? hmx_mm_wmatrix(c, jb.g) : NULL, jb.ct, live);
 }
 
 static void hmx_mm_worker_compute(unsigned nth, unsigned ith, void *arg) {
@@ -182,9 +104,8 @@ static void hmx_mm_worker_compute(unsigned nth, unsigned ith, void *arg) {
     struct dma_queue *q = &ctx->dma[ith];
     struct htp_trace *tr = &ctx->trace[ith];
     const bool compute = !htp_op_skip_compute(c->octx);
-    if (compute) { /* every column scale 1.0 with bias 0 (hmx.h) */
-        hvx_vmem_st(scales, Q6_V_vsplat_R(0x00003C00));
-        hvx_vmem_st(scales + HEX_VLEN, Q6_V_vzero());
+    if (compute) {
+        hmx_tiles_scales_init(scales);
     }
     const uint32_t p = kp->n_prefetch, n = j1 - j0;
     const size_t dst_slot = (size_t) kp->cols_chunk * HEX_VLEN;
@@ -204,7 +125,7 @@ static void hmx_mm_worker_compute(unsigned nth, unsigned ith, void *arg) {
         }
         if (compute) {
             htp_trace_start(tr, HTP_TRACE_HVX_W_DEQUANT, info);
-            hmx_mm_expand(c, v, wt);
+            hmx_weights_expand(&c->wt, v, wt);
             htp_trace_stop(tr, HTP_TRACE_HVX_W_DEQUANT, info);
         }
         hmx_mm_push_weights(c, q, v, ahead, i + p < n);
@@ -217,14 +138,17 @@ static void hmx_mm_worker_compute(unsigned nth, unsigned ith, void *arg) {
         if (compute) {
             vdsp_hmx_lock(ctx->dev);
             htp_trace_start(tr, HTP_TRACE_HMX_COMP, info);
-            hmx_mm_multiply(c, wt, otile, scales, t0, t1);
+            const uint8_t *act = ctx->vtcm + c->layout.act + (size_t) t0 * kp->n_k_tiles * HMX_MM_TILE_BYTES;
+            hmx_tiles_multiply(act, t1 - t0 + 1, wt, kp->n_k_tiles, otile, scales);
             htp_trace_stop(tr, HTP_TRACE_HMX_COMP, info);
             vdsp_hmx_unlock(ctx->dev);
         }
         HVX_Vector *out = (HVX_Vector *) dma_queue_pop(q).src; /* the slot's last write-back has landed */
         if (compute) {
             htp_trace_start(tr, HTP_TRACE_HVX_COMP, info);
-            hmx_mm_widen(otile, t0, t1, out);
+            for (uint32_t t = t0; t <= t1; t++) {
+                hmx_tiles_widen(otile + (size_t) (t - t0) * HMX_MM_TILE_BYTES, out + t * HMX_MM_TILE);
+            }
             htp_trace_stop(tr, HTP_TRACE_HVX_COMP, info);
         }
         uint8_t *d =
@@ -266,11 +190,7 @@ static void hmx_mm_act_pair(const struct hmx_mm_ctx *c, const uint8_t *v, uint32
     uint8_t *dst = c->octx->ctx->vtcm + c->layout.act +
                    (size_t) (pr / HMX_MM_PAIRS_PER_TILE) * kp->n_k_tiles * HMX_MM_TILE_BYTES +
                    (pr % HMX_MM_PAIRS_PER_TILE) * HEX_VLEN;
-    for (uint32_t kt = 0; kt < kp->n_k_tiles; kt++) {
-        const HVX_Vector a = live0 ? hvx_vmem_ld(v + kt * HEX_VLEN) : Q6_V_vzero();
-        const HVX_Vector b = live1 ? hvx_vmem_ld(v + kp->stage_size + kt * HEX_VLEN) : Q6_V_vzero();
-        hvx_vmem_st(dst + (size_t) kt * HMX_MM_TILE_BYTES, Q6_Vhf_vcvt_VsfVsf(a, b));
-    }
+    hmx_tiles_act_pair(live0 ? v : NULL, live1 ? v + kp->stage_size : NULL, kp->n_k_tiles, dst);
 }
 
 static void hmx_mm_worker_prep(unsigned nth, unsigned ith, void *arg) {
@@ -330,20 +250,9 @@ static uint32_t hmx_mm_check(struct hmx_mm_ctx *c, const struct htp_ctx *ctx) {
         kp->wraw_size % HEX_VLEN || kp->wraw_size < hmx_mm_wraw_size(w->type, ne00)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    c->tiled = (w->flags & HTP_TENSOR_TILED) != 0;
-    if (w->type == HTP_TYPE_F32 || w->type == HTP_TYPE_F16) {
-        c->elem_size = w->type == HTP_TYPE_F32 ? 4 : 2;
-        if (c->tiled || w->nb[0] != c->elem_size) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-    } else {
-        if (!c->tiled || !hvx_fp16_wtile_get(w->type, &c->wtile) ||
-            !htp_tile_geom_get((enum htp_type) w->type, &c->geom) || ne00 % c->geom.k_cols != 0) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-        c->n_tiles = htp_tile_n_k_tiles(&c->geom, ne00);
-        c->tile_row_bytes = htp_tile_row_size(&c->geom, ne00);
-        c->matrix_bytes = htp_tile_matrix_size(&c->geom, ne00, ne01);
+    const uint32_t st = hmx_weights_init(&c->wt, w);
+    if (st != HTP_STATUS_OK) {
+        return st;
     }
     if (kp->n_prefetch * (1 + hmx_mm_wrow_ndesc(w->type, HTP_TENSOR_TILE_N_ROWS)) > VDSP_DMA_DEPTH) {
         return HTP_STATUS_INVAL_PARAMS;
