@@ -10,7 +10,8 @@
  * CPU device with each -t. Model mode (bench-model.h): pp and tg tests on every device list. Times are wall
  * clock on this host: an HTP device is an emulation of HVX on the host CPU, so its numbers measure the emulation,
  * not a phone's NPU. Like the oracle's tools, vnpu-bench first samples /proc/stat for 300 ms and warns when other
- * processes keep CPUs busy. Exit status: 0, 1 when a run failed or an op row failed its checks, 2 for bad usage.
+ * processes keep CPUs busy, and reports after the run how many CPUs they used meanwhile (stderr). Exit status: 0,
+ * 1 when a run failed or an op row failed its checks, 2 for bad usage.
  */
 #include "bench-data.h"
 #include "bench-model.h"
@@ -24,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TOOL         "vnpu-bench"
@@ -245,44 +248,67 @@ static void parse_args(int argc, char **argv, struct args *a) {
     int_list_parse(&a->tg, "--n-gen", tg, 0, 1 << 16);
 }
 
-/* CPUs kept busy by other processes over ms milliseconds (from /proc/stat), -1 when unknown; *n_cpu gets the
- * online count. */
-static double busy_cpus(int ms, int *n_cpu) {
-    unsigned long long t[2][8] = {{0}};
-    *n_cpu = (int) sysconf(_SC_NPROCESSORS_ONLN);
-    for (int s = 0; s < 2; s++) {
-        FILE *f = fopen("/proc/stat", "r");
-        const int got = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &t[s][0], &t[s][1], &t[s][2],
-                                   &t[s][3], &t[s][4], &t[s][5], &t[s][6], &t[s][7])
-                          : 0;
-        if (f) {
-            fclose(f);
-        }
-        if (got != 8) {
-            return -1.0;
-        }
-        if (s == 0) {
-            usleep((useconds_t) ms * 1000);
-        }
+/* The machine's busy CPU time so far (every CPU, from /proc/stat, in seconds) and this process's own (getrusage,
+ * every thread, the NPU sessions' workers included); false when /proc/stat cannot be read. */
+static bool cpu_times(double *machine, double *self) {
+    unsigned long long t[8];
+    FILE *f = fopen("/proc/stat", "r");
+    const int got = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &t[0], &t[1], &t[2], &t[3], &t[4],
+                               &t[5], &t[6], &t[7])
+                      : 0;
+    if (f) {
+        fclose(f);
     }
-    double total = 0.0;
-    for (int i = 0; i < 8; i++) {
-        total += (double) (t[1][i] - t[0][i]);
-    }
-    const double idle = (double) (t[1][3] - t[0][3]) + (double) (t[1][4] - t[0][4]); /* idle, iowait */
-    return total > 0.0 ? (total - idle) / total * *n_cpu : -1.0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    *self = (double) ru.ru_utime.tv_sec + (double) ru.ru_stime.tv_sec +
+            1e-6 * (double) (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    const unsigned long long busy = t[0] + t[1] + t[2] + t[5] + t[6] + t[7]; /* all but idle and iowait */
+    *machine = (double) busy / (double) sysconf(_SC_CLK_TCK);
+    return got == 8;
 }
 
-/* The load report of the oracle's tools: busy CPUs before the run, a warning when they and our threads
- * oversubscribe the machine. */
-static void report_load(int threads) {
-    int n_cpu;
-    const double busy = busy_cpus(BUSY_WAIT_MS, &n_cpu);
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+/* The load report of the oracle's tools. load_begin: CPUs other processes keep busy over BUSY_WAIT_MS, with a
+ * warning when they and our threads oversubscribe the machine. load_end: CPUs they used on average during the
+ * run (the machine's busy time minus ours, over the wall time; clamped at 0, as /proc/stat counts in clock ticks
+ * and getrusage in microseconds). */
+struct load {
+    double machine, self, wall;
+    bool ok;
+};
+
+static void load_begin(struct load *l, int threads) {
+    const int n_cpu = (int) sysconf(_SC_NPROCESSORS_ONLN);
+    double machine, self;
+    const bool ok = cpu_times(&machine, &self);
+    const double wall = now_s();
+    usleep(BUSY_WAIT_MS * 1000);
+    l->ok = ok && cpu_times(&l->machine, &l->self);
+    l->wall = now_s();
+    const double busy = fmax(0.0, ((l->machine - machine) - (l->self - self)) / (l->wall - wall));
+    if (!l->ok) {
+        fprintf(stderr, "# cpus: %d online, load unknown (/proc/stat unreadable)\n", n_cpu);
+        return;
+    }
     fprintf(stderr, "# cpus: %d online, %.2f busy with other work before the run\n", n_cpu, busy);
-    if (busy >= 0.0 && busy + threads > n_cpu + 0.25) {
+    if (busy + threads > n_cpu + 0.25) {
         fprintf(stderr,
                 "# WARNING: other processes keep %.2f of %d CPUs busy; runs with %d threads will be distorted\n", busy,
                 n_cpu, threads);
+    }
+}
+
+static void load_end(const struct load *l) {
+    double machine, self;
+    if (l->ok && cpu_times(&machine, &self)) {
+        fprintf(stderr, "# other processes used %.2f CPUs on average during the run (%.0f s)\n",
+                fmax(0.0, ((machine - l->machine) - (self - l->self)) / (now_s() - l->wall)), now_s() - l->wall);
     }
 }
 
@@ -433,8 +459,9 @@ static int run_ops(const struct args *a) {
         fprintf(stderr, TOOL ": out of memory\n");
         rc = 1;
     }
+    struct load load;
     if (rc == 0) {
-        report_load(max_threads);
+        load_begin(&load, max_threads);
         bench_op_print_header(stdout, a->fmt);
         fflush(stdout);
     }
@@ -446,6 +473,9 @@ static int run_ops(const struct args *a) {
     }
     if (rc == 0 && a->shapes && strcmp(a->fmt, "md") == 0) {
         print_pass_summary(a, targets, n_targets, shapes, n_shapes, us);
+    }
+    if (rc == 0) {
+        load_end(&load);
     }
     if (rc == 0 && failed) {
         fprintf(stderr, TOOL ": some rows failed their checks (check FAIL or det NO)\n");
@@ -488,7 +518,8 @@ static int run_model(const struct args *a) {
         fprintf(stderr, TOOL ": out of memory\n");
         return 1;
     }
-    report_load(int_list_max(&a->n_threads));
+    struct load load;
+    load_begin(&load, int_list_max(&a->n_threads));
     bench_model_print_header(stdout, a->fmt);
     fflush(stdout);
     int rc = 0;
@@ -524,6 +555,7 @@ static int run_model(const struct args *a) {
         }
         vnpu_model_free(model);
     }
+    load_end(&load);
     free(ts);
     return rc;
 }
