@@ -287,3 +287,50 @@ int test_parse_ids(const char *text, const char *key, int *ids, int max) {
     }
     return n;
 }
+
+int test_count_lines(const char *text, const char *a, const char *b) {
+    int n = 0;
+    for (const char *line = text; line && *line;) {
+        const char *eol = strchr(line, '\n');
+        const size_t len = eol ? (size_t) (eol - line) : strlen(line);
+        char buf[512];
+        snprintf(buf, sizeof(buf), "%.*s", (int) (len < sizeof(buf) ? len : sizeof(buf) - 1), line);
+        n += strstr(buf, a) && strstr(buf, b);
+        line = eol ? eol + 1 : NULL;
+    }
+    return n;
+}
+
+void test_logits_tokens(const char *path, char *list, size_t size) {
+    size_t n = 0;
+    uint8_t *data = test_read_file(path, &n);
+    assert_non_null(data);
+    uint32_t hdr[6];
+    memcpy(hdr, data + 8, sizeof(hdr));
+    const uint32_t n_tokens = hdr[2] + hdr[3];
+    assert_int_equal(n, 32 + ((size_t) hdr[4] * hdr[1] + n_tokens) * 4);
+    const uint8_t *tokens = data + 32 + (size_t) hdr[4] * hdr[1] * sizeof(float);
+    list[0] = '\0';
+    for (uint32_t i = 0; i < n_tokens; i++) {
+        int32_t t;
+        memcpy(&t, tokens + 4 * i, sizeof(t));
+        snprintf(list + strlen(list), size - strlen(list), "%s%d", i ? "," : "", t);
+    }
+    free(data);
+}
+
+int test_logits_diff(const char *bin, const char *a, const char *b, const char *limits, struct test_logits_cmp *cmp) {
+    char *out = NULL;
+    const int rc = test_run(&out, NULL, "%s/logits_diff %s %s %s", bin, a, b, limits);
+    const char *agree = strstr(out, "argmax agreement:"), *max_abs = strstr(out, "max |a-b|:");
+    const char *kl = strstr(out, "KL(a||b): mean");
+    assert_true(agree && max_abs && kl);
+    assert_int_equal(sscanf(agree, "argmax agreement: %d/%d", &cmp->agree, &cmp->rows), 2);
+    assert_int_equal(sscanf(max_abs, "max |a-b|: %lf", &cmp->max_abs), 1);
+    assert_int_equal(sscanf(kl, "KL(a||b): mean %lf", &cmp->kl_mean), 1);
+    if (rc != 0) {
+        printf("%s", out);
+    }
+    free(out);
+    return rc;
+}

@@ -60,6 +60,24 @@ int test_parse_ids(const char *text, const char *key, int *ids, int max);
  * many. A missing file fails under CI, else skips (as test_model_path); a missing section or key fails. */
 int test_greedy_ids(const char *model, const char *key, int *ids, int max);
 
+/* The number of lines of text that contain both a and b (a verbose log's lines about one op, say). */
+int test_count_lines(const char *text, const char *a, const char *b);
+
+/* The token sequence (prompt, then generated) stored after the rows of an oracle logits file (LLREFLG1,
+ * ../shared/oracle/README.md) as "1,2,3" into list; asserts the file is whole. */
+void test_logits_tokens(const char *path, char *list, size_t size);
+
+/* What the oracle's logits_diff says of two logits files a and b. */
+struct test_logits_cmp {
+    int agree, rows; /* argmax agreement: agree of rows positions */
+    double max_abs;  /* max |a - b| over every logit */
+    double kl_mean;  /* mean over positions of KL(softmax a || softmax b) */
+};
+
+/* Run bin/logits_diff a b limits (its limit options, "" for none) into *cmp; returns its exit status (0: every
+ * limit holds). Its output goes to the test log when a limit is broken. */
+int test_logits_diff(const char *bin, const char *a, const char *b, const char *limits, struct test_logits_cmp *cmp);
+
 /* The exit status of a test program: the failure count cmocka returns, or 77 (ctest's SKIP_RETURN_CODE,
  * set by vnpu_test) when nothing failed but a model or the oracle was missing, so ctest reports the test
  * as skipped rather than passed. Wrap cmocka_run_group_tests with it in main. */

@@ -89,40 +89,6 @@ static void check_quantize(const char *bin, enum vnpu_type type) {
     free(err);
 }
 
-/* The token sequence (prompt, then generated) stored after the rows of a logits file, as "1,2,3". */
-static void logits_tokens(const char *path, char *list, size_t size) {
-    size_t n = 0;
-    uint8_t *data = test_read_file(path, &n);
-    assert_non_null(data);
-    uint32_t hdr[6];
-    memcpy(hdr, data + 8, sizeof(hdr));
-    const uint32_t n_tokens = hdr[2] + hdr[3];
-    assert_int_equal(n, 32 + ((size_t) hdr[4] * hdr[1] + n_tokens) * 4);
-    const int32_t *tokens = (const int32_t *) (data + 32 + (size_t) hdr[4] * hdr[1] * sizeof(float));
-    list[0] = '\0';
-    for (uint32_t i = 0; i < n_tokens; i++) {
-        snprintf(list + strlen(list), size - strlen(list), "%s%d", i ? "," : "", tokens[i]);
-    }
-    free(data);
-}
-
-/* logits_diff a b [limits]: adds its argmax agreement to *agree / *rows; returns its exit status. */
-static int logits_diff(const char *bin, const char *a, const char *b, const char *limits, int *agree, int *rows) {
-    char *out = NULL;
-    const int rc = test_run(&out, NULL, "%s/logits_diff %s %s %s", bin, a, b, limits);
-    int x = 0, y = 0;
-    const char *line = strstr(out, "argmax agreement:");
-    assert_non_null(line);
-    assert_int_equal(sscanf(line, "argmax agreement: %d/%d", &x, &y), 2);
-    if (rc != 0) {
-        printf("%s", out);
-    }
-    free(out);
-    *agree += x;
-    *rows += y;
-    return rc;
-}
-
 /*
  * A gen_gguf model of type t against llama.cpp on three prompts, 64 generated tokens each:
  *  - exactness: vnpu on the file gives llama.cpp's logits for its F32 twin (the same weights dequantized:
@@ -154,7 +120,7 @@ static void check_logits(const char *bin, enum vnpu_type type) {
                                   ">/dev/null 2>&1",
                                   bin, model, prompts[p], ref),
                          0);
-        logits_tokens(ref, tokens, sizeof(tokens));
+        test_logits_tokens(ref, tokens, sizeof(tokens));
         assert_int_equal(test_run(NULL, NULL,
                                   "%s/llama_ref -m %s --tokens %s -n 0 -t 2 --kv-type f32 -fa off --logits-out %s "
                                   ">/dev/null 2>&1",
@@ -168,11 +134,18 @@ static void check_logits(const char *bin, enum vnpu_type type) {
             fail_msg("vnpu-cli on %s exited %d:\n%s", name, rc, err);
         }
         free(err);
-        if (logits_diff(bin, ref_twin, mine, "--min-top1 1.0 --max-abs 1e-4", &exact, &rows_exact) != 0) {
+        struct test_logits_cmp cmp;
+        if (test_logits_diff(bin, ref_twin, mine, "--min-top1 1.0 --max-abs 1e-4", &cmp) != 0) {
             fail_msg("%s, prompt %zu: vnpu differs from llama.cpp on the F32 twin", name, p);
         }
-        logits_diff(bin, ref, mine, "", &agree_mine, &rows);
-        logits_diff(bin, ref, ref_twin, "", &agree_twin, &rows_twin);
+        exact += cmp.agree;
+        rows_exact += cmp.rows;
+        test_logits_diff(bin, ref, mine, "", &cmp);
+        agree_mine += cmp.agree;
+        rows += cmp.rows;
+        test_logits_diff(bin, ref, ref_twin, "", &cmp);
+        agree_twin += cmp.agree;
+        rows_twin += cmp.rows;
     }
     printf("%-7s exact %d/%d; top-1 vs llama.cpp: vnpu %d/%d (%.3f), llama.cpp's F32 twin %d/%d (%.3f)\n", name, exact,
            rows_exact, agree_mine, rows, (double) agree_mine / rows, agree_twin, rows_twin,

@@ -12,20 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The number of lines of text that contain both a and b. */
-static int count_lines(const char *text, const char *a, const char *b) {
-    int n = 0;
-    for (const char *line = text; line && *line;) {
-        const char *eol = strchr(line, '\n');
-        const size_t len = eol ? (size_t) (eol - line) : strlen(line);
-        char buf[512];
-        snprintf(buf, sizeof(buf), "%.*s", (int) (len < sizeof(buf) ? len : sizeof(buf) - 1), line);
-        n += strstr(buf, a) && strstr(buf, b);
-        line = eol ? eol + 1 : NULL;
-    }
-    return n;
-}
-
 /* vnpu-cli on model with env and args: llama.cpp's 40 tokens, every MUL_MAT node accepted and some executed on HTP0,
  * and (placed) every quantized weight probe at load accepted. Returns the MUL_MATs executed. */
 static int check_matmul_run(const char *model, const char *env, const char *args, bool placed) {
@@ -47,12 +33,12 @@ static int check_matmul_run(const char *model, const char *env, const char *args
                      i < n_got ? got[i] : -1, ref[i]);
         }
     }
-    const int refused = count_lines(err, "supports-op MUL_MAT : ", " : no (");
-    const int executed = count_lines(err, "execute-op MUL_MAT : ", " -> ");
+    const int refused = test_count_lines(err, "supports-op MUL_MAT : ", " : no (");
+    const int executed = test_count_lines(err, "execute-op MUL_MAT : ", " -> ");
     if (refused != 0 || executed == 0) {
         fail_msg("%s %s (%s): %d MUL_MAT nodes refused by HTP0, %d executed", model, args, env, refused, executed);
     }
-    const int probes = count_lines(err, "supports-op MUL_MAT : load:", " : yes");
+    const int probes = test_count_lines(err, "supports-op MUL_MAT : load:", " : yes");
     assert_true(placed ? probes > 0 : probes == 0);
     printf("%s %s (%s): llama.cpp's 40 tokens, %d MUL_MAT executed on HTP0, %d weights probed at load\n", model, args,
            env, executed, probes);
