@@ -22,7 +22,9 @@
 #define HTP_ARCH_VTCM_SIZE (4u << 20)
 #endif
 
-/* 1: f32 vector arithmetic in the IEEE sf forms (Q6_Vsf_vadd_VsfVsf); 0: the qf32 forms. */
+/* 1: f32 vector arithmetic in the IEEE sf forms (Q6_Vsf_vadd_VsfVsf) and the v73 conversions between words and sf
+ * (Q6_Vsf_equals_Vw); 0: the qf32 forms, and integer or hf routes for the conversions. The one guard of the float
+ * path in src/htp: kernels test it, never __HVX_ARCH__. */
 #if HTP_ARCH >= 73
 #define HTP_ARCH_IEEE_SF 1
 #else

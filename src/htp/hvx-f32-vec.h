@@ -24,6 +24,11 @@
 
 #include <stdint.h>
 
+/* The IEEE path needs the v73 sf intrinsics: the library's arch and the HVX version it is compiled for agree. */
+#if HTP_ARCH_IEEE_SF && __HVX_ARCH__ < 73
+#error "HTP_ARCH_IEEE_SF needs __HVX_ARCH__ >= 73 (build with VNPU_HTP_ARCH equal to the HVX arch)"
+#endif
+
 #define HVX_F32_PER_VEC 32
 
 /* The bits of f in every lane. */

@@ -30,9 +30,9 @@
 /* int32 lanes as f32, exactly for magnitudes below 2^22 (a 32-column step's int8 dot product is at most
  * 32 * 128 * 128 = 2^19). From v73 the conversion instruction; before, integer operations only (a qf32 subtraction
  * of 1.5 * 2^23 may land an ulp of 2^23 off): the leading one of |v| becomes the implicit bit, its position the
- * exponent. */
+ * exponent. The guard is htp-arch.h's float path, as everywhere in src/htp. */
 HVX_MM_INLINE HVX_Vector hvx_mm_i32_to_f32(HVX_Vector v) {
-#if __HVX_ARCH__ >= 73
+#if HTP_ARCH_IEEE_SF
     return Q6_Vsf_equals_Vw(v);
 #else
     const HVX_Vector m = Q6_Vw_vabs_Vw(v);
