@@ -137,8 +137,8 @@ static void matmul_worker_compute(unsigned nth, unsigned ith, void *arg) {
             matmul_job_next(c, &ahead);
         }
     }
-    for (uint32_t i = 0; i < n; i++, matmul_job_next(c, &jb)) {
-        const uint32_t s = i % p, valid = matmul_valid_rows(c, jb.ct);
+    for (uint32_t i = 0, s = 0; i < n; i++, s = s + 1 == p ? 0 : s + 1, matmul_job_next(c, &jb)) { /* s = i mod p */
+        const uint32_t valid = matmul_valid_rows(c, jb.ct);
         HVX_Vector *out = (HVX_Vector *) dma_queue_pop(t.q).src; /* the slot's last write-back has landed */
         const uint32_t ndesc = matmul_weights_ndesc(&c->wt, valid);
         for (uint32_t k = 0; k < ndesc; k++) {
