@@ -4,11 +4,14 @@
  * swept over its documented domain; the worst error is printed and bounded.
  *
  * Bounds (in ulp: 2^-23 relative) are the sweeps' measured worst errors with about 2x margin:
- *            exp     recip   rsqrt   sigmoid  div
- *   v79      0.67    1.24    1.50    1.74     1.65   (IEEE sf: the Cody-Waite reduction is exact)
- *   v69      130     2.92    3.00    74.4     3.74   (qf32: every operation carries the format's half-LSB
- *                                                      error, so n ln2 loses about |n| ulp in exp)
- * Either is far inside the op tests' NMSE of 1e-7 (100 ulp is an NMSE of about 1e-10).
+ *            exp     recip   rsqrt   sigmoid
+ *   v79      0.67    1.24    1.50    1.74     (IEEE sf: the Cody-Waite reduction is exact)
+ *   v69      130     2.92    3.00    74.4     (qf32: every operation carries the format's half-LSB
+ *                                               error, so n ln2 loses about |n| ulp in exp)
+ * Either is far inside the op tests' NMSE of 1e-7 (100 ulp is an NMSE of about 1e-10). Division is exact on both
+ * paths: every quotient is compared bit for bit with the host's IEEE division, over edge values (zeros,
+ * subnormals, FLT_MIN, FLT_MAX, infinities, NaN) crossed with each other and random bit patterns (all exponents).
+ * 1/sqrt is also checked on the IEEE special values and over the subnormals.
  */
 #include "test-common.h"
 
@@ -16,19 +19,18 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #if HTP_ARCH_IEEE_SF
 #define ULP_EXP     2.0
 #define ULP_RECIP   2.5
 #define ULP_RSQRT   3.0
 #define ULP_SIGMOID 3.5
-#define ULP_DIV     3.5
 #else
 #define ULP_EXP     256.0
 #define ULP_RECIP   6.0
 #define ULP_RSQRT   6.0
 #define ULP_SIGMOID 150.0
-#define ULP_DIV     8.0
 #endif
 
 typedef HVX_Vector (*vec_fn1)(HVX_Vector);
@@ -98,42 +100,90 @@ static void test_sigmoid(void **state) {
     assert_true(worst <= ULP_SIGMOID);
 }
 
-/* Quotients of random operands spanning 2^-40..2^40 both ways (no quotient overflows), and the guarded
- * ends. */
+static float f32_of_bits(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof(f));
+    return f;
+}
+
+static uint32_t bits_of_f32(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof(u));
+    return u;
+}
+
+/* hvx_vec_div_f32 on 32 pairs against the host's a / b: the same bits, or NaN for NaN. */
+static void check_div32(const float *a, const float *b) {
+    float va[32] __attribute__((aligned(128))), vb[32] __attribute__((aligned(128)));
+    float q[32] __attribute__((aligned(128)));
+    memcpy(va, a, sizeof(va));
+    memcpy(vb, b, sizeof(vb));
+    hvx_vmem_st(q, hvx_vec_div_f32(hvx_vmem_ld(va), hvx_vmem_ld(vb)));
+    for (int k = 0; k < 32; k++) {
+        const float want = a[k] / b[k];
+        if (isnan(want) ? !isnan(q[k]) : bits_of_f32(q[k]) != bits_of_f32(want)) {
+            fail_msg("%a / %a = %a, expected %a", (double) a[k], (double) b[k], (double) q[k], (double) want);
+        }
+    }
+}
+
+/* Every pair of edge values, then random bit patterns (every exponent, subnormals, infinities and NaNs among them)
+ * and random pairs whose quotients fall around the subnormal and overflow thresholds. */
 static void test_div(void **state) {
     (void) state;
+    static const uint32_t edges[] = {
+        0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x00000002, 0x00000003, 0x007FFFFF, 0x00400000,
+        0x00800000, 0x80800000, 0x00800001, 0x3F800000, 0xBF800000, 0x3F800001, 0x3FFFFFFF, 0x40000000,
+        0x40400000, 0x3EAAAAAB, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F000000, 0x01000000, 0x33800000, 0x4B800000,
+        0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FFFFFFF, 0x3F7FFFFF, 0x34000000,
+    };
+    const int n_edges = (int) (sizeof(edges) / sizeof(edges[0]));
+    float a[32], b[32];
+    for (int i = 0; i < n_edges; i++) {
+        for (int k = 0; k < 32; k++) {
+            a[k] = f32_of_bits(edges[i]);
+            b[k] = f32_of_bits(edges[k % n_edges]);
+        }
+        check_div32(a, b);
+    }
     struct test_rng rng;
     test_rng_seed(&rng, "hvx-f32 div");
-    double worst = 0.0;
-    for (int i = 0; i < (1 << 16); i++) {
-        float a[32] __attribute__((aligned(128))), b[32] __attribute__((aligned(128)));
-        float q[32] __attribute__((aligned(128)));
+    for (int i = 0; i < (1 << 15); i++) {
         for (int k = 0; k < 32; k++) {
-            a[k] = test_rng_normal(&rng, 1.0f) * ldexpf(1.0f, (int) (test_rng_next(&rng) % 81) - 40);
-            b[k] = test_rng_normal(&rng, 1.0f) * ldexpf(1.0f, (int) (test_rng_next(&rng) % 81) - 40);
+            a[k] = f32_of_bits((uint32_t) test_rng_next(&rng));
+            b[k] = f32_of_bits((uint32_t) test_rng_next(&rng));
+            if (i & 1) { /* exponents 120..131 apart either way, or a subnormal divisor: quotients around FLT_MIN,
+                            FLT_MAX */
+                const uint32_t ea = 1 + (uint32_t) (test_rng_next(&rng) % 254),
+                               shift = 120 + (uint32_t) (test_rng_next(&rng) % 12);
+                const uint32_t eb = ea > shift ? ea - shift : ea + shift < 255 ? ea + shift : ea;
+                a[k] = f32_of_bits((bits_of_f32(a[k]) & 0x807FFFFFu) | ea << 23);
+                b[k] = f32_of_bits((bits_of_f32(b[k]) & 0x807FFFFFu) | (k & 1 ? eb : 0) << 23);
+            }
         }
-        hvx_vmem_st(q, hvx_vec_div_f32(hvx_vmem_ld(a), hvx_vmem_ld(b)));
-        for (int k = 0; k < 32; k++) {
-            const double e = ulps(q[k], (double) a[k] / b[k]);
-            worst = e > worst ? e : worst;
-        }
+        check_div32(a, b);
     }
-    printf("div: %.2f ulp\n", worst);
-    assert_true(worst <= ULP_DIV);
+}
 
-    float a[32] __attribute__((aligned(128))), b[32] __attribute__((aligned(128))), q[32] __attribute__((aligned(128)));
+/* 1/sqrt over the subnormals and at the IEEE special values. */
+static void test_rsqrt_edges(void **state) {
+    (void) state;
+    const double worst = sweep1(hvx_vec_rsqrt_f32, ref_rsqrt, 1.4e-45, 1.17e-38, 1 << 16, true);
+    printf("rsqrt (subnormal): %.2f ulp\n", worst);
+    assert_true(worst <= ULP_RSQRT);
+    float x[32] __attribute__((aligned(128))), y[32] __attribute__((aligned(128)));
+    static const uint32_t specials[] = {0x7F800000, 0x00000000, 0x80000000, 0xBF800000,
+                                        0xFF800000, 0x7FC00000, 0x80000001, 0x7F7FFFFF};
     for (int k = 0; k < 32; k++) {
-        a[k] = k % 2 ? -3.0f : 3.0f;
-        b[k] = k < 8 ? 0.0f : k < 16 ? -1e-39f : k < 24 ? 1e38f : -2.0f;
+        x[k] = f32_of_bits(specials[k % 8]);
     }
-    hvx_vmem_st(q, hvx_vec_div_f32(hvx_vmem_ld(a), hvx_vmem_ld(b)));
+    hvx_vmem_st(y, hvx_vec_rsqrt_f32(hvx_vmem_ld(x)));
     for (int k = 0; k < 32; k++) {
-        if (k < 16) {
-            assert_true(isinf(q[k]) && (q[k] < 0) == ((a[k] < 0) != (signbit(b[k]) != 0)));
-        } else if (k < 24) {
-            assert_true(q[k] == 0.0f);
-        } else {
-            assert_true(ulps(q[k], (double) a[k] / b[k]) <= ULP_DIV);
+        const float want = 1.0f / sqrtf(x[k]);
+        if (isnan(want)                   ? !isnan(y[k])
+            : isinf(want) || want == 0.0f ? bits_of_f32(y[k]) != bits_of_f32(want)
+                                          : ulps(y[k], want) > ULP_RSQRT) {
+            fail_msg("rsqrt(%a) = %a, expected %a", (double) x[k], (double) y[k], (double) want);
         }
     }
 }
@@ -160,8 +210,9 @@ static void test_reduce_sum(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exp),     cmocka_unit_test(test_recip), cmocka_unit_test(test_rsqrt),
-        cmocka_unit_test(test_sigmoid), cmocka_unit_test(test_div),   cmocka_unit_test(test_reduce_sum),
+        cmocka_unit_test(test_exp),        cmocka_unit_test(test_recip), cmocka_unit_test(test_rsqrt),
+        cmocka_unit_test(test_sigmoid),    cmocka_unit_test(test_div),   cmocka_unit_test(test_rsqrt_edges),
+        cmocka_unit_test(test_reduce_sum),
     };
     return test_result(cmocka_run_group_tests(tests, NULL, NULL));
 }
