@@ -126,6 +126,7 @@ extern const struct htp_op_family htp_family_binary;
 extern const struct htp_op_family htp_family_unary;
 extern const struct htp_op_family htp_family_act;
 extern const struct htp_op_family htp_family_matmul;
+extern const struct htp_op_family htp_family_matmul_id;
 
 /* Whether a weight of this type and shape is stored tiled in REPACK buffers (htp-prep-matmul.c): its type has
  * tiled matmul kernels and src/repack takes the shape. */

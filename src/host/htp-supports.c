@@ -46,8 +46,7 @@ uint32_t htp_op_of(const struct vnpu_tensor *node, const struct htp_op_family **
         case VNPU_OP_SOFT_MAX: *family = &htp_family_softmax; return HTP_OP_SOFT_MAX;
         case VNPU_OP_FLASH_ATTN_EXT: *family = &htp_family_flash_attn; return HTP_OP_FLASH_ATTN_EXT;
         case VNPU_OP_MUL_MAT: *family = &htp_family_matmul; return HTP_OP_MUL_MAT;
-        /* Kernels of the other families land with them: MUL_MAT_ID. */
-        case VNPU_OP_MUL_MAT_ID:
+        case VNPU_OP_MUL_MAT_ID: *family = &htp_family_matmul_id; return HTP_OP_MUL_MAT_ID;
         /* Not compute ops. */
         case VNPU_OP_NONE:
         case VNPU_OP_RESHAPE:

@@ -19,6 +19,7 @@
 #include "htp-ctx.h"
 #include "htp-ops.h"
 #include "htp-tiles.h"
+#include "matmul-id-ops.h"
 #include "matmul-ops.h"
 #include "rope-ops.h"
 #include "set-rows-ops.h"
@@ -323,7 +324,7 @@ static uint32_t op_dispatch(struct htp_op_ctx *octx) {
         case HTP_OP_SOFT_MAX: return op_softmax(octx);
         case HTP_OP_FLASH_ATTN_EXT: return op_flash_attn(octx);
         case HTP_OP_MUL_MAT: return op_matmul(octx);
-        case HTP_OP_MUL_MAT_ID: return HTP_STATUS_NO_SUPPORT; /* their kernels come with their own families */
+        case HTP_OP_MUL_MAT_ID: return op_matmul_id(octx);
         case HTP_OP_COUNT: break;
     }
     return HTP_STATUS_NO_SUPPORT;

@@ -1,7 +1,7 @@
 /*
  * MUL_MAT (matmul-ops.h): the chunk loop, the activation prep workers and the tile-row compute workers.
  *
- * Prep worker (a range of the chunk's columns), per column c:
+ * Prep worker (a range of the chunk's columns; matmul_weights_prep_cols, shared with MUL_MAT_ID), per column c:
  *     prologue  push the f32 rows of its first two columns into staging halves 0 and 1
  *     column    pop its row, prepare it into the activation area (act-quant.h), push the row of column c + 2
  *     epilogue  pop the two dummies left
@@ -166,18 +166,6 @@ static void matmul_worker_compute(unsigned nth, unsigned ith, void *arg) {
 
 /* ---- the prep worker ---- */
 
-/* Push the f32 row of column col (live false: a dummy) into staging row v. */
-static void matmul_push_col(const struct matmul_ctx *c, struct dma_queue *q, uint8_t *v, uint32_t col, bool live) {
-    const struct htp_tensor *x = c->src1;
-    if (!live) {
-        dma_queue_push(q, dma_make_pair(v, x->data), 0, 0, 0, 0);
-        return;
-    }
-    const struct htp_row_index ix = htp_row_unravel(col, x->ne[1], x->ne[2], &c->kp->div_ne11, &c->kp->div_ne11_ne12);
-    const uint32_t bytes = x->ne[0] * (uint32_t) sizeof(float);
-    dma_queue_push(q, dma_make_pair(v, htp_tensor_row(x, ix.i1, ix.i2, ix.i3)), bytes, bytes, bytes, 1);
-}
-
 static void matmul_worker_prep(unsigned nth, unsigned ith, void *arg) {
     const struct matmul_ctx *c = arg;
     const struct matmul_kparams *kp = c->kp;
@@ -188,26 +176,17 @@ static void matmul_worker_prep(unsigned nth, unsigned ith, void *arg) {
     if (ca >= cb) {
         return;
     }
-    struct dma_queue *q = &ctx->dma[ith];
-    struct htp_trace *tr = &ctx->trace[ith];
+    const struct matmul_cols mc = {
+        .x = c->src1,
+        .div_ne11 = &kp->div_ne11,
+        .div_ne11_ne12 = &kp->div_ne11_ne12,
+        .act = ctx->vtcm + c->layout.act,
+        .act_row_size = kp->act_row_size,
+        .c0 = c->c0,
+    };
     uint8_t *stage = ctx->vtcm + c->layout.slices + (size_t) ith * c->layout.per_thread + c->layout.stage;
-    uint8_t *act = ctx->vtcm + c->layout.act;
-    const uint32_t ne10 = c->src1->ne[0];
-    for (uint32_t h = 0; h < 2; h++) {
-        matmul_push_col(c, q, stage + h * kp->stage_size, ca + h, ca + h < cb);
-    }
-    for (uint32_t col = ca; col < cb; col++) {
-        uint8_t *v = dma_queue_pop(q).dst;
-        if (!htp_op_skip_compute(c->octx)) {
-            uint8_t *out = act + (size_t) (col - c->c0) * kp->act_row_size;
-            htp_trace_start(tr, HTP_TRACE_HVX_A_QUANT, col);
-            matmul_weights_prep_col(&c->wt, v, ne10, out);
-            htp_trace_stop(tr, HTP_TRACE_HVX_A_QUANT, col);
-        }
-        matmul_push_col(c, q, v, col + 2, col + 2 < cb);
-    }
-    dma_queue_pop(q);
-    dma_queue_pop(q);
+    matmul_weights_prep_cols(&c->wt, &mc, &ctx->dma[ith], &ctx->trace[ith], stage, kp->stage_size, ca, cb,
+                             !htp_op_skip_compute(c->octx));
 }
 
 /* ---- the entry ---- */

@@ -18,8 +18,10 @@
 
 #include "act-quant.h"
 #include "dma-queue.h"
+#include "hex-fastdiv.h"
 #include "htp-tensor.h"
 #include "htp-tiles.h"
+#include "htp-trace.h"
 #include "hvx-mm-float.h"
 #include "hvx-mm-kquants.h"
 #include "hvx-mm-lowbit.h"
@@ -213,6 +215,54 @@ static inline void matmul_weights_prep_col(const struct matmul_weights *mw, cons
         case MATMUL_PATH_F16: act_cvt_f16_row(x, n, out); break;
         case MATMUL_PATH_QUANT: act_quant_q8_row(x, n, out); break;
     }
+}
+
+/* A chunk of activation columns of x being prepared: column c is row (i11, i12, i13) of x with c = i11 + ne11 * (i12 +
+ * ne12 * i13) (div_ne11, div_ne11_ne12: the fastdiv values of ne11 and ne11 * ne12), prepared at act + (c - c0) *
+ * act_row_size. MUL_MAT's columns; MUL_MAT_ID's are src1's rows (i11, token) the same way. */
+struct matmul_cols {
+    const struct htp_tensor *x;
+    const struct fastdiv_values *div_ne11, *div_ne11_ne12;
+    uint8_t *act;
+    uint32_t act_row_size;
+    uint32_t c0;
+};
+
+/* Push the f32 row of column col (live false: a dummy) into staging row v. */
+static inline void matmul_cols_push(const struct matmul_cols *mc, struct dma_queue *q, uint8_t *v, uint32_t col,
+                                    bool live) {
+    const struct htp_tensor *x = mc->x;
+    if (!live) {
+        dma_queue_push(q, dma_make_pair(v, x->data), 0, 0, 0, 0);
+        return;
+    }
+    const struct htp_row_index ix = htp_row_unravel(col, x->ne[1], x->ne[2], mc->div_ne11, mc->div_ne11_ne12);
+    const uint32_t bytes = x->ne[0] * (uint32_t) sizeof(float);
+    dma_queue_push(q, dma_make_pair(v, htp_tensor_row(x, ix.i1, ix.i2, ix.i3)), bytes, bytes, bytes, 1);
+}
+
+/* One prep worker's columns [ca, cb) of mc (ca < cb) through two staging rows at stage, stage_size apart:
+ *     prologue  push the f32 rows of its first two columns into staging rows 0 and 1
+ *     column    pop its row, prepare it (matmul_weights_prep_col; not when compute is false), push column c + 2's
+ *     epilogue  pop the two dummies left */
+static inline void matmul_weights_prep_cols(const struct matmul_weights *mw, const struct matmul_cols *mc,
+                                            struct dma_queue *q, struct htp_trace *tr, uint8_t *stage,
+                                            uint32_t stage_size, uint32_t ca, uint32_t cb, bool compute) {
+    const uint32_t ne10 = mc->x->ne[0];
+    for (uint32_t h = 0; h < 2; h++) {
+        matmul_cols_push(mc, q, stage + h * stage_size, ca + h, ca + h < cb);
+    }
+    for (uint32_t col = ca; col < cb; col++) {
+        uint8_t *v = dma_queue_pop(q).dst;
+        if (compute) {
+            htp_trace_start(tr, HTP_TRACE_HVX_A_QUANT, col);
+            matmul_weights_prep_col(mw, v, ne10, mc->act + (size_t) (col - mc->c0) * mc->act_row_size);
+            htp_trace_stop(tr, HTP_TRACE_HVX_A_QUANT, col);
+        }
+        matmul_cols_push(mc, q, v, col + 2, col + 2 < cb);
+    }
+    dma_queue_pop(q);
+    dma_queue_pop(q);
 }
 
 #endif /* VNPU_MATMUL_WEIGHTS_H */

@@ -225,6 +225,36 @@ static int print_mul_mat(const struct ops_case *c, char *buf, size_t size) {
     return c->mm.layout1 != OPS_LAYOUT_CONT ? snprintf(buf, size, ",layout1=%s", ops_layout_names[c->mm.layout1]) : 0;
 }
 
+/* MUL_MAT_ID: experts' weights src0 (type, maybe a weight) [K, M, n_expert, 1], F32 activations ne1 = [K, ne11,
+ * n_tokens, 1] (ne11 = n_used, or 1: one row per token broadcast over its slots), ids I32 [mm.n_used, n_tokens]. */
+static int inputs_mul_mat_id(struct vnpu_ctx *ctx, const struct ops_case *c, struct vnpu_tensor **in) {
+    const int64_t ne_ids[4] = {c->mm.n_used, c->ne1[2], 1, 1};
+    in[0] = ops_operand(ctx, c->type, c->ne, c->layout);
+    in[1] = ops_operand(ctx, VNPU_TYPE_F32, c->ne1, OPS_LAYOUT_CONT);
+    in[2] = ops_operand(ctx, VNPU_TYPE_I32, ne_ids, OPS_LAYOUT_CONT);
+    return 3;
+}
+
+static struct vnpu_tensor *build_mul_mat_id(struct vnpu_ctx *ctx, const struct ops_case *c,
+                                            struct vnpu_tensor *const *in) {
+    (void) c;
+    return vnpu_mul_mat_id(ctx, in[0], in[1], in[2]);
+}
+
+/* Random experts, repeats allowed (within a token too), expert 1 never: the NPU must skip an unused expert. */
+static int64_t index_mul_mat_id(const struct ops_case *c, int operand, size_t e, float normal) {
+    (void) operand, (void) e;
+    const int64_t n_expert = c->ne[2];
+    const double u = 0.5 * (1.0 + erf(normal / sqrt(2.0)));
+    int64_t x = (int64_t) (u * (double) (n_expert - 1));
+    x = x < n_expert - 1 ? x : n_expert - 2;
+    return x >= 1 ? x + 1 : x;
+}
+
+static int print_mul_mat_id(const struct ops_case *c, char *buf, size_t size) {
+    return snprintf(buf, size, ",n_used=%lld", (long long) c->mm.n_used);
+}
+
 /* ---- attention: ROPE, SOFT_MAX, FLASH_ATTN_EXT ---- */
 
 /* ROPE: rows src0 (layout) [head_dim, n_head, n_tokens, ne3], I32 positions [n_tokens], freq factors F32
@@ -372,6 +402,11 @@ static const struct ops_kind ops_kinds[] = {
     {.name = "CPY", .build = build_cpy, .inputs = inputs_cpy, .print = print_cpy},
     {.name = "CONT", .build = build_cont, .inputs = inputs_cont},
     {.name = "MUL_MAT", .build = build_mul_mat, .inputs = inputs_mul_mat, .print = print_mul_mat},
+    {.name = "MUL_MAT_ID",
+     .build = build_mul_mat_id,
+     .inputs = inputs_mul_mat_id,
+     .print = print_mul_mat_id,
+     .index = index_mul_mat_id},
 };
 
 const struct ops_kind *ops_kind_find(const char *name) {
@@ -504,6 +539,17 @@ const struct ops_kind *ops_kind_find(const char *name) {
      .mm.layout1 = OPS_LAYOUT_PERM},                                                                                  \
     {"MUL_MAT", {2 * B, 40, 2, 1},    {2 * B, 3, 4, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM}
 #define MM_ROWS(T, W) MM_ROWS_K(T, W, 32)
+
+/* MUL_MAT_ID: test-backend-ops' threshold. Weight type T of block B, experts' weights a model weight (W) or plain
+ * memory: 4 and 8 experts (expert 1 never used, others repeated), 1 to 4 used per token, each slot with its own
+ * activation row or one row per token broadcast over its slots (ne11 = 1, llama.cpp's gate and up), n_tokens 1, 2,
+ * 3, 31, 32, 33, 128, 512, M not a multiple of 32, K = B, 2B, 4B, 8B. */
+#define MMID(T, W, K, M, NE, NE11, NT, NU, Q)                                                                             {"MUL_MAT_ID", {K, M, NE, 1}, {K, NE11, NT, 1}, .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = Q,               .mm = {.n_used = NU}}
+#define MMID_ROWS_K(T, W, B)                                                                                              MMID(T, W, B, 32, 4, 1, 1, 1, W),                                                                                     MMID(T, W, 2 * B, 33, 8, 2, 2, 2, W),                                                                                 MMID(T, W, 4 * B, 67, 4, 1, 3, 4, false),                                                                             MMID(T, W, 8 * B, 96, 8, 2, 31, 2, false),                                                                            MMID(T, W, B, 40, 8, 1, 32, 4, false),                                                                                MMID(T, W, 2 * B, 100, 4, 3, 33, 3, false),                                                                           MMID(T, W, 4 * B, 64, 8, 1, 128, 2, false),                                                                           MMID(T, W, 2 * B, 70, 8, 4, 512, 4, false)
+#define MMID_ROWS(T, B) MMID_ROWS_K(T, false, B), MMID_ROWS_K(T, true, B)
+
+/* A Mixtral-like layer scaled to the test's memory (K 4096, 8 experts, 2 used): decode and a 64-token batch. */
+#define MMID_PERF_ROWS(T) MMID(T, true, 4096, 2048, 8, 1, 1, 2, false), MMID(T, true, 4096, 2048, 8, 1, 64, 2, false)
 
 /* A type with NPU kernels but no F32/F16 rows: flat and tiled, a weight row of a padded view, the 2048 x 2048
  * decode product of the benchmark. */
@@ -708,6 +754,21 @@ const struct ops_case ops_cases[] = {
     MM_QUANT_ROWS(VNPU_TYPE_Q4_K, 256),
     MM_QUANT_ROWS(VNPU_TYPE_Q5_K, 256),
     MM_QUANT_ROWS(VNPU_TYPE_Q6_K, 256),
+    MMID_ROWS(VNPU_TYPE_F32, 32),
+    MMID_ROWS(VNPU_TYPE_F16, 32),
+    MMID_ROWS(VNPU_TYPE_Q4_0, 32),
+    MMID_ROWS(VNPU_TYPE_Q8_0, 32),
+    MMID_ROWS(VNPU_TYPE_Q4_1, 32),
+    MMID_ROWS(VNPU_TYPE_IQ4_NL, 32),
+    MMID_ROWS(VNPU_TYPE_MXFP4, 32),
+    MMID_ROWS(VNPU_TYPE_Q1_0, 128),
+    MMID_ROWS(VNPU_TYPE_Q2_0, 64),
+    MMID_ROWS(VNPU_TYPE_Q2_K, 256),
+    MMID_ROWS(VNPU_TYPE_Q3_K, 256),
+    MMID_ROWS(VNPU_TYPE_Q4_K, 256),
+    MMID_ROWS(VNPU_TYPE_Q5_K, 256),
+    MMID_ROWS(VNPU_TYPE_Q6_K, 256),
+    MMID_PERF_ROWS(VNPU_TYPE_Q4_0),
 };
 /* clang-format on */
 const size_t ops_n_cases = sizeof(ops_cases) / sizeof(ops_cases[0]);

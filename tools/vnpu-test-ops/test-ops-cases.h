@@ -56,9 +56,10 @@ struct ops_rows {
     enum vnpu_type type2;    /* SET_ROWS: the destination's type */
 };
 
-/* MUL_MAT's fields of a case (ops_case.mm). */
+/* MUL_MAT's and MUL_MAT_ID's fields of a case (ops_case.mm). */
 struct ops_mm {
     enum ops_layout layout1; /* the activations' layout */
+    int64_t n_used;          /* MUL_MAT_ID: experts per token (ids [n_used, n_tokens]) */
 };
 
 struct ops_case {

@@ -1,0 +1,158 @@
+/*
+ * MUL_MAT_ID on the host (src/htp/matmul-id-ops.h): what HTP devices accept, and the kernel_params of an accepted
+ * node.
+ *
+ * Accepted: the weights MUL_MAT takes (F32, F16, the twelve block types with NPU kernels, flat or tiled), one matrix
+ * per expert (src0 [K, M, n_expert, 1], n_expert <= MATMUL_ID_MAX_EXPERTS), dense along a row; src1 F32 [K, ne11,
+ * n_tokens, 1] with dense rows, ne11 dividing n_used; ids I32 [n_used, n_tokens] with dense rows; dst F32 contiguous;
+ * the whole plan in VTCM. The ids' values are the NPU's to check (an id out of range fails the op, nothing written).
+ * As for MUL_MAT, a type with a tiled layout needs both plans, since supports_op cannot know the weight's layout.
+ *
+ * The plan (htp-prep-matmul.c's, over pairs instead of columns): workers one per HTP_MMID_MACS_PER_THREAD
+ * multiply-adds, at most one per tile row; then the deepest weight prefetch (4 tiled or float, 3 flat, as the DMA
+ * queue holds) whose layout still holds the columns of HTP_MMID_MIN_COLS (or all) tokens, with as many tokens per
+ * chunk as fit VTCM and MATMUL_ID_MAX_PAIRS.
+ */
+#include "htp-device-impl.h"
+#include "matmul-id-ops.h"
+#include "matmul-ops.h"
+
+#include "act-quant.h"
+#include "htp-tiles.h"
+#include "log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The thresholds of htp-prep-matmul.c, for the same kernels: one worker per 2^20 multiply-adds; prefetch depth is
+ * given up before a chunk drops below 64 activation columns (each chunk streams every used expert again). */
+#define HTP_MMID_MACS_PER_THREAD (1u << 20)
+#define HTP_MMID_MIN_COLS        64
+#define HTP_MMID_TILED_PREFETCH  4
+#define HTP_MMID_FLAT_PREFETCH   3
+
+/* The largest tokens per chunk (at most n) whose layout fits vtcm, 0 if not even one. */
+static uint32_t mmid_fit_tokens(struct matmul_id_kparams *kp, uint32_t n, uint32_t ne11, uint32_t n_used, size_t vtcm) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        const uint32_t mid = hi - (hi - lo) / 2;
+        kp->tokens_chunk = mid;
+        kp->cols_chunk = mid * ne11;
+        kp->pairs_chunk = mid * n_used;
+        if (matmul_id_plan_layout(kp).total <= vtcm) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    kp->tokens_chunk = lo;
+    kp->cols_chunk = lo * ne11;
+    kp->pairs_chunk = lo * n_used;
+    return lo;
+}
+
+/* The weight path and the sizes of a tile row and a prepared column for K = k; false for types without kernels. */
+static bool mmid_path(const struct vnpu_tensor *w, uint32_t k, bool tiled, struct matmul_id_kparams *kp,
+                      uint32_t *max_prefetch) {
+    struct matmul_qtype qt;
+    *max_prefetch = HTP_MMID_TILED_PREFETCH;
+    if (w->type == VNPU_TYPE_F32 || w->type == VNPU_TYPE_F16) {
+        const uint32_t esize = w->type == VNPU_TYPE_F32 ? 4 : 2;
+        kp->path = w->type == VNPU_TYPE_F32 ? MATMUL_PATH_F32 : MATMUL_PATH_F16;
+        kp->wrow_size = MATMUL_TILE_ROWS * hex_align_up(k * esize, HEX_VLEN);
+        kp->act_row_size = w->type == VNPU_TYPE_F32 ? act_f32_row_size(k) : act_f16_row_size(k);
+        return true;
+    }
+    if (!matmul_qtype_get((uint32_t) w->type, &qt)) {
+        return false;
+    }
+    kp->path = MATMUL_PATH_QUANT;
+    kp->wrow_size = k / ACT_Q8_BLOCK * qt.step_size;
+    kp->act_row_size = act_q8_row_size(k);
+    if (!tiled) {
+        *max_prefetch = HEX_MIN(HTP_MMID_FLAT_PREFETCH,
+                                matmul_max_prefetch(matmul_wrow_ndesc(kp->path, false, qt.n_parts, MATMUL_TILE_ROWS)));
+    }
+    return true;
+}
+
+/* The plan of node on d with the weight tiled or flat; false, with why, when there is none. */
+static bool mmid_plan(const struct htp_device *d, const struct vnpu_tensor *node, bool tiled,
+                      struct matmul_id_kparams *kp, char *why, size_t size) {
+    const struct vnpu_tensor *w = node->src[0], *x = node->src[1], *ids = node->src[2];
+    memset(kp, 0, sizeof(*kp));
+    if (x->type != VNPU_TYPE_F32 || ids->type != VNPU_TYPE_I32 || node->type != VNPU_TYPE_F32) {
+        snprintf(why, size, "activations %s, ids %s -> %s (f32, i32 -> f32)", vnpu_type_name(x->type),
+                 vnpu_type_name(ids->type), vnpu_type_name(node->type));
+        return false;
+    }
+    if (w->nb[0] != vnpu_type_size_of(w) || x->nb[0] != sizeof(float) || ids->nb[0] != sizeof(int32_t)) {
+        snprintf(why, size, "'%s', '%s' or '%s' has elements that are not dense along a row", w->name, x->name,
+                 ids->name);
+        return false;
+    }
+    const int64_t ne00 = w->ne[0], n_expert = w->ne[2], ne11 = x->ne[1], n_used = ids->ne[0];
+    if (!vnpu_is_contiguous(node) || w->ne[3] != 1 || x->ne[3] != 1 || n_used % ne11 != 0 ||
+        n_expert > MATMUL_ID_MAX_EXPERTS || n_used > MATMUL_ID_MAX_PAIRS || ne00 > MATMUL_MAX_K) {
+        snprintf(why, size, "result not contiguous, %lld experts (at most %d), %lld used (at most %d), K = %lld",
+                 (long long) n_expert, MATMUL_ID_MAX_EXPERTS, (long long) n_used, MATMUL_ID_MAX_PAIRS,
+                 (long long) ne00);
+        return false;
+    }
+    const uint32_t k = (uint32_t) ne00;
+    uint32_t max_prefetch;
+    if (!mmid_path(w, k, tiled, kp, &max_prefetch)) {
+        snprintf(why, size, "no NPU kernel for %s weights", vnpu_type_name(w->type));
+        return false;
+    }
+    const uint32_t n_tokens = (uint32_t) ids->ne[1];
+    kp->stage_size = act_f32_row_size(k);
+    kp->n_col_tiles = htp_tile_n_col_tiles((uint32_t) w->ne[1]);
+
+    const uint64_t macs = (uint64_t) ne00 * (uint64_t) w->ne[1] * (uint64_t) n_used * n_tokens;
+    uint64_t nt = macs / HTP_MMID_MACS_PER_THREAD;
+    nt = nt < 1 ? 1 : nt > d->n_threads ? d->n_threads : nt;
+    nt = nt > kp->n_col_tiles ? kp->n_col_tiles : nt;
+    const uint32_t max_tokens = HEX_MIN(n_tokens, MATMUL_ID_MAX_PAIRS / (uint32_t) n_used);
+    const uint32_t min_tokens = HEX_MIN(max_tokens, (HTP_MMID_MIN_COLS + (uint32_t) ne11 - 1) / (uint32_t) ne11);
+    const size_t vtcm = d->target.vtcm_size;
+    for (; nt >= 1; nt--) {
+        kp->n_threads = (uint32_t) nt;
+        for (uint32_t p = max_prefetch; p >= 1; p--) {
+            kp->n_prefetch = p;
+            const uint32_t tokens = mmid_fit_tokens(kp, max_tokens, (uint32_t) ne11, (uint32_t) n_used, vtcm);
+            if (tokens >= min_tokens || (p == 1 && tokens >= 1)) {
+                kp->n_act_threads = HEX_MIN(kp->n_threads, kp->cols_chunk);
+                kp->div_ne11 = fastdiv_init((uint32_t) ne11);
+                kp->div_ne11_ne12 = fastdiv_init((uint32_t) (ne11 * x->ne[2]));
+                return true;
+            }
+        }
+    }
+    snprintf(why, size, "one weight tile row and one token's columns of K = %u do not fit %zu bytes of VTCM", k, vtcm);
+    return false;
+}
+
+static bool matmul_id_supports(const struct htp_device *d, const struct vnpu_tensor *node, uint32_t opcode, char *why,
+                               size_t size) {
+    const struct vnpu_tensor *w = node->src[0];
+    struct matmul_id_kparams kp;
+    (void) opcode;
+    return mmid_plan(d, node, false, &kp, why, size) &&
+           (!htp_matmul_tiled_weight(w->type, w->ne) || mmid_plan(d, node, true, &kp, why, size));
+}
+
+static void matmul_id_prep(const struct htp_device *d, const struct vnpu_tensor *node, const struct vnpu_tensor *fused,
+                           uint32_t opcode, struct htp_op_desc *op, const struct vnpu_tensor **src,
+                           const struct vnpu_tensor **dst) {
+    struct matmul_id_kparams *kp = (struct matmul_id_kparams *) op->kparams;
+    char why[192];
+    (void) fused, (void) opcode;
+    src[0] = node->src[0];
+    src[1] = node->src[1];
+    src[2] = node->src[2];
+    dst[0] = node;
+    VNPU_ASSERT(mmid_plan(d, node, htp_buffer_tensor_tiled(src[0]), kp, why, sizeof(why)));
+}
+
+const struct htp_op_family htp_family_matmul_id = {.supports = matmul_id_supports, .prep = matmul_id_prep};

@@ -1,0 +1,97 @@
+/*
+ * MUL_MAT_ID on the NPU (matmul-id-ops.c), the mixture-of-experts product: what the host precomputes, and the VTCM
+ * layout both sides compute.
+ *
+ *     dst[:, e, t] = src0[:, :, ids[e, t]] x src1[:, e % ne11, t]                       (GGML's ggml_mul_mat_id)
+ *
+ * src0 [ne00 = K, ne01 = M, n_expert] is one weight matrix per expert, of any type MUL_MAT takes (matmul-ops.h: F32,
+ * F16, the twelve block types, flat or tiled); src1 [K, ne11, n_tokens] F32 the activations, dense rows, ne11 being
+ * n_used or 1 (one row per token broadcast over its slots, as llama.cpp's gate and up projections have it); ids
+ * [n_used, n_tokens] I32 the experts each token uses; dst [M, n_used, n_tokens] F32 contiguous.
+ *
+ * Pairs and columns. A pair is (slot e, token t), pair p = e + n_used * t, which is also its dst row. A column is a
+ * src1 row, c = i11 + ne11 * t. Tokens go in chunks of tokens_chunk: their columns are prepared into the shared
+ * activation area as MUL_MAT's (act-quant.h), and their pairs routed.
+ *
+ * Routing (the notes' per-expert row lists). The op's thread reads the chunk's ids from DDR and sorts its pairs by
+ * expert (a counting sort): the list of experts with rows and, per such expert, its (pair, column) rows. An expert
+ * no token of the chunk uses costs nothing; one used by many pairs streams its weights once for all of them.
+ *
+ * Work. A job is one tile row (32 weight rows) of every used expert: its units are (tile row, used expert k), each
+ * streaming that expert's tile row DDR -> DMA -> VTCM (n_prefetch units in flight per worker) and multiplying it
+ * against the expert's rows (32x2 kernels, a 32x1 for an odd one left) into the job's dst slot, one vector per pair
+ * of the chunk. Every pair has exactly one expert, so after its last unit the job's slot holds the 32 results of all
+ * the chunk's pairs, which are consecutive dst rows: one 2-D write-back.
+ */
+#ifndef VNPU_MATMUL_ID_OPS_H
+#define VNPU_MATMUL_ID_OPS_H
+
+#include "hex-common.h"
+#include "hex-fastdiv.h"
+#include "htp-msg.h"
+#include "htp-vtcm.h"
+
+#include <stdint.h>
+
+#define MATMUL_ID_MAX_EXPERTS 512  /* n_expert at most (DeepSeek-V3 has 256, Qwen3-MoE 128, Mixtral 8) */
+#define MATMUL_ID_MAX_PAIRS   1024 /* pairs per chunk at most: the chunk's row lists live on the op thread's stack */
+
+struct matmul_id_kparams {
+    uint32_t path;                  /* enum matmul_path (matmul-ops.h) */
+    uint32_t n_threads;             /* compute workers (<= the session's) */
+    uint32_t n_act_threads;         /* activation prep workers (<= n_threads) */
+    uint32_t n_prefetch;            /* units in flight per worker, and as many dst slots: 1..MATMUL_MAX_PREFETCH */
+    uint32_t wrow_size;             /* VTCM bytes of one weight tile row (a multiple of 128) */
+    uint32_t act_row_size;          /* VTCM bytes of one prepared activation column (a multiple of 128) */
+    uint32_t stage_size;            /* VTCM bytes of one f32 column as DMA'd before prep: ne10 * 4 rounded up to 128 */
+    uint32_t tokens_chunk;          /* tokens per chunk */
+    uint32_t cols_chunk;            /* tokens_chunk * ne11: the activation area holds this many columns */
+    uint32_t pairs_chunk;           /* tokens_chunk * n_used (<= MATMUL_ID_MAX_PAIRS): vectors of a dst slot */
+    uint32_t n_col_tiles;           /* tile rows of one expert's matrix: ceil(ne01 / 32) */
+    struct fastdiv_values div_ne11; /* column -> (i11, token): ne11 ... */
+    struct fastdiv_values div_ne11_ne12; /* ... and ne11 * n_tokens */
+};
+_Static_assert(sizeof(struct matmul_id_kparams) <= HTP_MAX_KPARAMS * sizeof(uint32_t), "kernel_params are 128 bytes");
+
+/* Byte offsets in VTCM: the shared activation area, then one slice per worker. A slice holds the compute job's
+ * n_prefetch weight tile rows and dst slots, or (the two jobs never run at once) the prep job's two f32 staging
+ * rows. */
+struct matmul_id_layout {
+    uint32_t act;        /* cols_chunk prepared columns, act_row_size apart */
+    uint32_t slices;     /* worker i's slice at slices + i * per_thread */
+    uint32_t wrow;       /* in a slice: n_prefetch weight tile rows, wrow_size apart */
+    uint32_t dst;        /* in a slice: n_prefetch dst slots of pairs_chunk vectors (32 f32 per pair) */
+    uint32_t stage;      /* in a slice: two f32 staging rows, stage_size apart */
+    uint32_t per_thread; /* bytes of a slice */
+    uint32_t total;      /* bytes of the whole layout (UINT32_MAX when it does not fit 32 bits) */
+};
+
+/* Bytes of one dst slot: pairs_chunk vectors. */
+static inline uint64_t matmul_id_dst_slot_size(const struct matmul_id_kparams *kp) {
+    return (uint64_t) kp->pairs_chunk * HEX_VLEN;
+}
+
+static inline struct matmul_id_layout matmul_id_plan_layout(const struct matmul_id_kparams *kp) {
+    struct matmul_id_layout l;
+    uint32_t top = 0;
+    l.act = htp_vtcm_take(&top, (uint64_t) kp->cols_chunk * kp->act_row_size);
+    l.slices = top;
+    uint32_t slice = 0;
+    l.wrow = htp_vtcm_take(&slice, (uint64_t) kp->n_prefetch * kp->wrow_size);
+    l.dst = htp_vtcm_take(&slice, (uint64_t) kp->n_prefetch * matmul_id_dst_slot_size(kp));
+    uint32_t prep = 0;
+    l.stage = htp_vtcm_take(&prep, 2 * (uint64_t) kp->stage_size);
+    l.per_thread = HEX_MAX(slice, prep);
+    const uint64_t total = (uint64_t) l.slices + (uint64_t) l.per_thread * kp->n_threads;
+    l.total = l.per_thread == UINT32_MAX || total > UINT32_MAX ? UINT32_MAX : (uint32_t) total;
+    return l;
+}
+
+struct htp_op_ctx;
+
+/* HTP_OP_MUL_MAT_ID: src[0] (experts' weights) x src[1] (activations) routed by src[2] (ids) -> dst[0]. An htp
+ * status: INVAL_PARAMS when shapes, types or kparams disagree or an id is outside [0, n_expert) (nothing is written
+ * then), NO_SUPPORT for a weight type without kernels, VTCM_TOO_SMALL, FAULT. */
+uint32_t op_matmul_id(struct htp_op_ctx *octx);
+
+#endif /* VNPU_MATMUL_ID_OPS_H */
