@@ -693,6 +693,10 @@ const struct ops_case ops_cases[] = {
     BINARY_ROWS("DIV"),
     ROW_ROWS("SCALE", 0.5f, 0.25f),
     {"SCALE", {4099, 3, 1, 1}, .p = {-3.0f, 0.0f}, .nmse_max = NMSE_F32},
+    {"SCALE", {4099, 3, 1, 1}, .p = {1e38f, 0.0f}, .nmse_max = NMSE_F32}, /* overflows to +-inf on both sides */
+    /* quotients overflowing, and subnormal */
+    {"DIV", {4099, 2, 1, 1}, {4099, 2, 1, 1}, .nmse_max = NMSE_F32, .in_scale = 2e38f},
+    {"DIV", {64, 33, 3, 2}, {64, 1, 1, 1}, .nmse_max = NMSE_F32, .in_scale = 1e-39f},
     ROW_ROWS("RMS_NORM", 1e-6f, 0.0f),
     {"RMS_NORM", {64, 5, 1, 1}, .p = {1e-5f, 0.0f}, .nmse_max = NMSE_F32},
     {"RMS_NORM_MUL", {64, 5, 1, 1}, {64, 1, 1, 1}, .p = {1e-5f}, .nmse_max = NMSE_F32, .quick = true},
@@ -794,6 +798,9 @@ void ops_case_name(const struct ops_case *c, char *buf, size_t size) {
     }
     if (c->p[0] != 0.0f || c->p[1] != 0.0f) {
         n += snprintf(buf + n, size - (size_t) n, ",p=[%g,%g]", (double) c->p[0], (double) c->p[1]);
+    }
+    if (c->in_scale != 0.0f) {
+        n += snprintf(buf + n, size - (size_t) n, ",in_scale=%g", (double) c->in_scale);
     }
     const struct ops_kind *k = ops_kind_find(c->op);
     if (k && k->print) {

@@ -77,6 +77,7 @@ struct ops_case {
     enum vnpu_type type;    /* src0's type (f32 when not set) */
     bool weight;            /* src0 is a model weight: it lives in the device's weight buffer type (HTP0-REPACK,
                                tiled when its type and shape are) and the reference reads it back from there */
+    float in_scale;         /* src0's float values times this (0: 1): magnitudes near the ends of the f32 range */
     union {                 /* a kind's own fields, printed by its print */
         struct ops_rope rope;
         struct ops_attn attn;

@@ -61,9 +61,9 @@ struct ops_side {
 };
 
 /* Every element of owner t (operand `operand` of c) from the generator, through the kind's input function, in
- * t's type: F32, F16; I32 and I64 (the kind's index function when it has one, else the input rounded); a block
- * type (its reference quantizer over each row of draws). Written with vnpu_tensor_set, so a buffer that stores
- * a layout of its own (a tiled weight) gets GGML's bytes to transform. */
+ * t's type (src0's float values times the case's in_scale): F32, F16; I32 and I64 (the kind's index function when it
+ * has one, else the input rounded); a block type (its reference quantizer over each row of draws). Written with
+ * vnpu_tensor_set, so a buffer that stores a layout of its own (a tiled weight) gets GGML's bytes to transform. */
 static enum vnpu_status ops_fill(struct vnpu_tensor *t, const struct ops_case *c, const struct ops_kind *k, int operand,
                                  struct ops_rng *rng) {
     const struct vnpu_type_traits *tt = vnpu_type_traits_get(t->type);
@@ -77,7 +77,8 @@ static enum vnpu_status ops_fill(struct vnpu_tensor *t, const struct ops_case *c
     }
     for (size_t e = 0; e < n; e++) {
         const float normal = ops_rng_normal(rng);
-        const float v = k->input ? k->input(c, operand, normal) : normal;
+        const float drawn = k->input ? k->input(c, operand, normal) : normal;
+        const float v = operand == 0 && c->in_scale != 0.0f ? drawn * c->in_scale : drawn;
         const int64_t index = k->index ? k->index(c, operand, e, normal) : lrintf(v);
         if (t->type == VNPU_TYPE_F32) {
             ((float *) data)[e] = v;
@@ -251,19 +252,24 @@ static double ops_get(const struct vnpu_tensor *t, int64_t i0, int64_t i1, int64
     return *(const float *) p;
 }
 
-/* NMSE of a against the reference r (same shape); NaN when a holds a NaN. */
-static double ops_nmse(const struct vnpu_tensor *a, const struct vnpu_tensor *r) {
+/* NMSE of a against the reference r (same shape), as test-backend-ops compares: a non-finite value must be met by
+ * the same one (NaN by NaN, inf by inf of its sign), and such equal pairs add nothing to either sum (inf - inf
+ * would make the NMSE NaN, an inf reference would hide every other error). A non-finite value met by anything else
+ * gives NaN, which fails every threshold, with its indices in at[4] (else untouched). */
+static double ops_nmse(const struct vnpu_tensor *a, const struct vnpu_tensor *r, int64_t at[4]) {
     double err = 0.0, ref = 0.0;
     for (int64_t i3 = 0; i3 < a->ne[3]; i3++) {
         for (int64_t i2 = 0; i2 < a->ne[2]; i2++) {
             for (int64_t i1 = 0; i1 < a->ne[1]; i1++) {
                 for (int64_t i0 = 0; i0 < a->ne[0]; i0++) {
                     const double x = ops_get(a, i0, i1, i2, i3), y = ops_get(r, i0, i1, i2, i3);
-                    if (isnan(x) != isnan(y)) {
+                    if (isfinite(x) && isfinite(y)) {
+                        err += (x - y) * (x - y);
+                        ref += y * y;
+                    } else if (!(isnan(x) && isnan(y)) && x != y) {
+                        at[0] = i0, at[1] = i1, at[2] = i2, at[3] = i3;
                         return NAN;
                     }
-                    err += isnan(x) ? 0.0 : (x - y) * (x - y);
-                    ref += isnan(y) ? 0.0 : y * y;
                 }
             }
         }
@@ -320,7 +326,14 @@ static enum ops_result ops_compare(const struct ops_case *c, const struct ops_si
         if (vnpu_op_is_empty(a->op)) {
             continue;
         }
-        const double nmse = ops_nmse(a, b);
+        int64_t ix[4] = {-1, -1, -1, -1};
+        const double nmse = ops_nmse(a, b, ix);
+        if (ix[0] >= 0) {
+            snprintf(detail, size, "non-finite mismatch at node %d (%s) [%lld, %lld, %lld, %lld]: %g, expected %g", n,
+                     vnpu_op_desc(a), (long long) ix[0], (long long) ix[1], (long long) ix[2], (long long) ix[3],
+                     ops_get(a, ix[0], ix[1], ix[2], ix[3]), ops_get(b, ix[0], ix[1], ix[2], ix[3]));
+            return OPS_FAIL;
+        }
         if (!(nmse <= c->nmse_max)) {
             snprintf(detail, size, "NMSE = %.3g > %.3g at node %d (%s)", nmse, c->nmse_max, n, vnpu_op_desc(a));
             return OPS_FAIL;
