@@ -3,7 +3,11 @@
  *
  * RMS_NORM sums squares in four vector accumulators (the row's padding lanes masked off), folds them
  * with the rotate tree, and scales by a Newton-Raphson 1/sqrt (hvx-f32-vec.h): relative error a few
- * ulp for rows up to 10^5 elements against the CPU's double accumulation.
+ * ulp for rows up to 10^5 elements against the CPU's double accumulation. A row whose f32 sum leaves
+ * [2^-64, 2^64] (squares overflowing to inf from |x| ~ 1.8e19 on, or underflowing) is summed again scaled by
+ * a power of two s that brings its largest |x| to [1, 4): exact, so 1 / sqrt(mean(x^2) + eps) =
+ * s / sqrt(mean((s x)^2) + eps s^2) keeps the CPU's (double) result for every finite input; a row holding an
+ * inf or a NaN gives the CPU's 0 * inf = NaN and NaN.
  */
 #include "unary-ops.h"
 
@@ -11,30 +15,79 @@
 #include "hvx-f32-vec.h"
 #include "row-stream.h"
 
-/* 1 / sqrt(sum(x^2) * inv_n + eps) in every lane, for the n floats at x (128-byte aligned; the vector
- * holding the tail may carry junk lanes, which are masked). */
-static HVX_Vector hvx_rms_scale_f32_a(const HVX_Vector *restrict x, uint32_t n, float inv_n, float eps) {
+/* sum((s x)^2) over the n floats at x (128-byte aligned; the vector holding the tail may carry junk lanes,
+ * which are masked), in every lane. */
+static inline __attribute__((always_inline)) HVX_Vector hvx_sum_sq_f32_a(const HVX_Vector *restrict x, uint32_t n,
+                                                                         HVX_Vector s, bool scaled) {
     const uint32_t nvec = n / HVX_F32_PER_VEC, tail = n % HVX_F32_PER_VEC;
     HVX_Vector acc[4] = {Q6_V_vzero(), Q6_V_vzero(), Q6_V_vzero(), Q6_V_vzero()};
     uint32_t i = 0;
     for (; i + 4 <= nvec; i += 4) {
         for (uint32_t k = 0; k < 4; k++) {
-            const HVX_Vector v = hvx_vmem_ld(x + i + k);
+            const HVX_Vector v = scaled ? hvx_vec_mul_f32(hvx_vmem_ld(x + i + k), s) : hvx_vmem_ld(x + i + k);
             acc[k] = hvx_vec_add_f32(acc[k], hvx_vec_mul_f32(v, v));
         }
     }
     for (; i < nvec; i++) {
-        const HVX_Vector v = hvx_vmem_ld(x + i);
+        const HVX_Vector v = scaled ? hvx_vec_mul_f32(hvx_vmem_ld(x + i), s) : hvx_vmem_ld(x + i);
         acc[0] = hvx_vec_add_f32(acc[0], hvx_vec_mul_f32(v, v));
     }
     if (tail) {
-        const HVX_Vector t = hvx_vec_keep_f32(hvx_vmem_ld(x + nvec), tail);
+        HVX_Vector t = hvx_vec_keep_f32(hvx_vmem_ld(x + nvec), tail);
+        t = scaled ? hvx_vec_mul_f32(t, s) : t;
         acc[1] = hvx_vec_add_f32(acc[1], hvx_vec_mul_f32(t, t));
     }
-    const HVX_Vector sum =
-        hvx_vec_reduce_sum_f32(hvx_vec_add_f32(hvx_vec_add_f32(acc[0], acc[1]), hvx_vec_add_f32(acc[2], acc[3])));
-    const HVX_Vector mean = hvx_vec_mul_f32(sum, hvx_vec_splat_f32(inv_n));
-    return hvx_vec_rsqrt_f32(hvx_vec_add_f32(mean, hvx_vec_splat_f32(eps)));
+    return hvx_vec_reduce_sum_f32(hvx_vec_add_f32(hvx_vec_add_f32(acc[0], acc[1]), hvx_vec_add_f32(acc[2], acc[3])));
+}
+
+/* The bits of max |x| over the n floats at x (a NaN counts above inf), in every lane. */
+static HVX_Vector hvx_abs_max_bits_f32_a(const HVX_Vector *restrict x, uint32_t n) {
+    const uint32_t nvec = n / HVX_F32_PER_VEC, tail = n % HVX_F32_PER_VEC;
+    const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7FFFFFFF);
+    HVX_Vector m = Q6_V_vzero();
+    for (uint32_t i = 0; i < nvec; i++) {
+        m = Q6_Vw_vmax_VwVw(m, Q6_V_vand_VV(hvx_vmem_ld(x + i), abs_mask));
+    }
+    if (tail) {
+        m = Q6_Vw_vmax_VwVw(m, Q6_V_vand_VV(hvx_vec_keep_f32(hvx_vmem_ld(x + nvec), tail), abs_mask));
+    }
+    for (int bytes = 64; bytes >= 4; bytes >>= 1) {
+        m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, bytes));
+    }
+    return m;
+}
+
+static inline float hvx_lane0_f32(HVX_Vector v) {
+    union {
+        int32_t i;
+        float f;
+    } u = {.i = Q6_R_vextract_VR(v, 0)};
+    return u.f;
+}
+
+/* 1 / sqrt(sum(x^2) * inv_n + eps) in every lane for the n floats at x (128-byte aligned, junk tail lanes). */
+static HVX_Vector hvx_rms_scale_f32_a(const HVX_Vector *restrict x, uint32_t n, float inv_n, float eps) {
+    const HVX_Vector one = hvx_vec_splat_f32(1.0f), v_inv_n = hvx_vec_splat_f32(inv_n), v_eps = hvx_vec_splat_f32(eps);
+    const HVX_Vector sum = hvx_sum_sq_f32_a(x, n, one, false);
+    const float sum0 = hvx_lane0_f32(sum);
+    const HVX_Vector plain = hvx_vec_rsqrt_f32(hvx_vec_add_f32(hvx_vec_mul_f32(sum, v_inv_n), v_eps));
+    if (sum0 >= 0x1p-64f && sum0 <= 0x1p64f) {
+        return plain;
+    }
+    const int32_t max_field = Q6_R_vextract_VR(hvx_abs_max_bits_f32_a(x, n), 0) >> 23;
+    if (max_field == 255) { /* an inf or a NaN in the row: the sum's inf or NaN gives 0 or NaN, as the CPU */
+        return plain;
+    }
+    /* s = 2^k (normal, so k >= -126): s max|x| in [1, 4); for a max above 2^126 the scale s / sqrt(..) is
+     * subnormal and carries a bit or two less */
+    const int32_t k = HEX_MAX(HEX_MIN(127 - HEX_MAX(max_field, 1), 126), -126);
+    const HVX_Vector s = Q6_V_vsplat_R((k + 127) << 23);
+    const HVX_Vector eps_s2 = hvx_vec_mul_f32(hvx_vec_mul_f32(v_eps, s), s);
+    if (Q6_R_vextract_VR(eps_s2, 0) == 0x7F800000) { /* eps s^2 overflows: mean(x^2) is below eps 2^-100 */
+        return hvx_vec_rsqrt_f32(v_eps);
+    }
+    const HVX_Vector mean_s2 = hvx_vec_mul_f32(hvx_sum_sq_f32_a(x, n, s, true), v_inv_n);
+    return hvx_vec_mul_f32(s, hvx_vec_rsqrt_f32(hvx_vec_add_f32(mean_s2, eps_s2)));
 }
 
 static void unary_compute_rms_norm(const struct row_stream *s, uint8_t *const dst[2], const uint8_t *src0,

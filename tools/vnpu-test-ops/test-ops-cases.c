@@ -699,6 +699,13 @@ const struct ops_case ops_cases[] = {
     {"DIV", {64, 33, 3, 2}, {64, 1, 1, 1}, .nmse_max = NMSE_F32, .in_scale = 1e-39f},
     ROW_ROWS("RMS_NORM", 1e-6f, 0.0f),
     {"RMS_NORM", {64, 5, 1, 1}, .p = {1e-5f, 0.0f}, .nmse_max = NMSE_F32},
+    /* magnitudes whose squares overflow or underflow f32 (the CPU sums in double); eps 0 leaves the sum alone */
+    {"RMS_NORM", {4099, 3, 1, 1}, .p = {1e-6f, 0.0f}, .nmse_max = NMSE_F32, .in_scale = 1e30f},
+    {"RMS_NORM", {70, 20, 3, 1}, .p = {1e-6f, 0.0f}, .nmse_max = NMSE_F32, .in_scale = 7e37f},
+    {"RMS_NORM", {64, 33, 3, 2}, .p = {0.0f, 0.0f}, .nmse_max = NMSE_F32, .in_scale = 1e-30f},
+    {"RMS_NORM", {33, 31, 1, 1}, .layout = OPS_LAYOUT_VIEW, .p = {1e-6f, 0.0f}, .nmse_max = NMSE_F32,
+     .in_scale = 1e-30f},
+    {"RMS_NORM_MUL", {4096, 5, 1, 1}, {4096, 1, 1, 1}, .p = {1e-5f}, .nmse_max = NMSE_F32, .in_scale = 1e25f},
     {"RMS_NORM_MUL", {64, 5, 1, 1}, {64, 1, 1, 1}, .p = {1e-5f}, .nmse_max = NMSE_F32, .quick = true},
     {"RMS_NORM_MUL", {5, 7, 11, 13}, {5, 7, 1, 1}, .p = {1e-6f}, .nmse_max = NMSE_F32, .quick = true},
     {"RMS_NORM_MUL", {33, 31, 5, 1}, {33, 1, 1, 1}, OPS_LAYOUT_PERM, .p = {1e-6f}, .nmse_max = NMSE_F32},
