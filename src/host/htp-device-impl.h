@@ -119,7 +119,8 @@ uint32_t htp_op_of(const struct vnpu_tensor *node, const struct htp_op_family **
 /* The device's supports_op, with the VNPU_VERBOSE line. */
 bool htp_supports_op(const struct htp_device *d, const struct vnpu_tensor *node);
 
-/* Whether nodes[i] (an RMS_NORM) and nodes[i + 1] (a MUL of it) run as one RMS_NORM_MUL. */
+/* Whether nodes[i] (an RMS_NORM) and nodes[i + 1] (a MUL of it, MUL(norm, w)) run as one RMS_NORM_MUL and compute
+ * the same bytes as the pair (htp-supports.c says when). At compute time: it compares the nodes' addresses. */
 bool htp_can_fuse_rms_norm_mul(const struct htp_device *d, struct vnpu_tensor *const *nodes, int n, int i);
 
 extern const struct htp_op_family htp_family_binary;

@@ -121,12 +121,36 @@ bool htp_supports_op(const struct htp_device *d, const struct vnpu_tensor *node)
     return ok;
 }
 
+/* Whether the bytes of a and b (from data, vnpu_nbytes long) share an address. */
+static bool htp_tensors_overlap(const struct vnpu_tensor *a, const struct vnpu_tensor *b) {
+    const uint8_t *pa = a->data, *pb = b->data;
+    return pa < pb + vnpu_nbytes(b) && pb < pa + vnpu_nbytes(a);
+}
+
+/* Whether a and b are the same elements at the same addresses (an op in place, row for row). */
+static bool htp_tensors_alias(const struct vnpu_tensor *a, const struct vnpu_tensor *b) {
+    return a->data == b->data && vnpu_are_same_shape(a, b) && memcmp(a->nb, b->nb, sizeof(a->nb)) == 0;
+}
+
+/* The fused op reads x and w row by row and writes both the MUL (dst 0) and the norm (dst 1) from VTCM, in no
+ * order between the two, while the pair it replaces computes the whole norm before the MUL reads it. So it
+ * computes the same only when: the MUL's and the norm's bytes are apart (else the later write wins); w is not
+ * the norm nor any byte of it (the pair reads the norm there, the fused op the memory before the norm);
+ * x and the MUL are apart or the same rows in place (the fused op writes a row of the MUL after reading that
+ * row of x only). Other consumers of the norm read it in memory, as the fused op writes it. */
 bool htp_can_fuse_rms_norm_mul(const struct htp_device *d, struct vnpu_tensor *const *nodes, int n, int i) {
     if (i + 1 >= n || nodes[i]->op != VNPU_OP_RMS_NORM) {
         return false;
     }
     const struct vnpu_tensor *norm = nodes[i], *mul = nodes[i + 1];
+    if (mul->op != VNPU_OP_MUL || mul->src[0] != norm || !vnpu_are_same_shape(mul, norm)) {
+        return false;
+    }
+    const struct vnpu_tensor *x = norm->src[0], *w = mul->src[1];
+    if (htp_tensors_overlap(mul, norm) || htp_tensors_overlap(w, norm) ||
+        (htp_tensors_overlap(x, mul) && !htp_tensors_alias(x, mul))) {
+        return false;
+    }
     char why[192];
-    return mul->op == VNPU_OP_MUL && mul->src[0] == norm && vnpu_are_same_shape(mul, norm) &&
-           htp_family_unary.supports(d, mul, HTP_OP_RMS_NORM_MUL, why, sizeof(why));
+    return htp_family_unary.supports(d, mul, HTP_OP_RMS_NORM_MUL, why, sizeof(why));
 }
