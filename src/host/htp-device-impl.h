@@ -51,7 +51,8 @@ struct htp_stage {
 };
 
 /* Where the NPU reads t: its HTP buffer, else a weight copy (made now if needed), else a slot of the
- * request scratch (*copy true: the caller copies the data in before sending, out after for a dst).
+ * request scratch (*copy true: the caller copies the data in before sending, a dst too, and out after for a
+ * dst).
  * Errors: VNPU_STATUS_NO_MEMORY. */
 enum vnpu_status htp_stage_place(struct htp_stage *st, const struct vnpu_tensor *t, struct vdsp_buffer **buf,
                                  size_t *offset, bool *pinned, bool *copy);

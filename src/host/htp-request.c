@@ -19,7 +19,9 @@
 
 #define HTP_REQ_HASH (2 * HTP_MAX_TENSORS) /* tensor dedupe table slots, a power of two */
 
-/* A tensor copied through the request scratch (it lives where the NPU cannot map it). */
+/* A tensor copied through the request scratch (it lives where the NPU cannot map it): in before the request,
+ * whether read or written (an op may write part of its dst, SET_ROWS into a KV cache, or read it, in place),
+ * and back after it when written. */
 struct htp_copy {
     const struct vnpu_tensor *t;
     uint8_t *shared; /* the copy in shared DDR */
@@ -264,10 +266,8 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
     if (req->n_ops == 0) {
         return VNPU_STATUS_OK;
     }
-    for (uint32_t i = 0; i < b->n_copies; i++) {
-        if (!b->copies[i].out) {
-            memcpy(b->copies[i].shared, b->copies[i].t->data, b->copies[i].size);
-        }
+    for (uint32_t i = 0; i < b->n_copies; i++) { /* a written operand too: its bytes the op leaves or reads */
+        memcpy(b->copies[i].shared, b->copies[i].t->data, b->copies[i].size);
     }
     req->id = ++d->req_id;
     req->flags = (d->cfg->profile ? HTP_REQ_PROFILE : 0) | (d->tracing ? HTP_REQ_TRACE : 0) | d->inject;

@@ -4,7 +4,7 @@
  * a DMA row leaving VTCM) ending that request with an error naming the op while the next request runs on
  * a reopened session, buffers freed and reallocated (the same fd must not reach a stale mapping), runs
  * of nodes split over requests by the 16-buffer limit, a window too small for every buffer (the sliding
- * window), and tensors outside shared DDR staged through it.
+ * window), and tensors outside shared DDR staged through it (a SET_ROWS writing part of its staged dst too).
  */
 #include "test-common.h"
 
@@ -222,12 +222,45 @@ static void test_host_memory_staged(void **state) {
     vnpu_device_free(dev);
 }
 
+/* SET_ROWS into a KV cache in host memory writes two of its eight rows: the staged copy must carry the other
+ * six in and back unchanged. */
+static void test_host_memory_partial_dst(void **state) {
+    (void) state;
+    struct vnpu_device *dev = open_htp0();
+    struct vnpu_buffer *host = NULL;
+    const int64_t ne0 = 64, n_cache = 8;
+    assert_int_equal(vnpu_buffer_type_alloc(vnpu_host_buffer_type(), 16384, &host), VNPU_STATUS_OK);
+    struct vnpu_ctx *ctx = vnpu_ctx_new(1 << 16, true);
+    struct vnpu_tensor *cache = vec_in(ctx, host, 0, ne0 * n_cache, 1.0f);
+    struct vnpu_tensor *cache2d = vnpu_reshape_2d(ctx, cache, ne0, n_cache);
+    struct vnpu_tensor *rows = vnpu_reshape_2d(ctx, vec_in(ctx, host, 4096, 2 * ne0, -500.0f), ne0, 2);
+    struct vnpu_tensor *idx = vnpu_new_tensor_1d(ctx, VNPU_TYPE_I32, 2);
+    vnpu_buffer_place_tensor(host, idx, 8192);
+    ((int32_t *) idx->data)[0] = 5;
+    ((int32_t *) idx->data)[1] = 1;
+    assert_int_equal(compute_on(dev, ctx, vnpu_set_rows(ctx, cache2d, rows, idx)), VNPU_STATUS_OK);
+    for (int64_t r = 0; r < n_cache; r++) {
+        const float first = r == 5 ? -500.0f : r == 1 ? -500.0f + (float) ne0 : 1.0f + (float) (r * ne0);
+        for (int64_t e = 0; e < ne0; e++) {
+            assert_float_equal(((float *) cache->data)[r * ne0 + e], first + (float) e, 0.0f);
+        }
+    }
+    vnpu_ctx_free(ctx);
+    vnpu_buffer_free(host);
+    vnpu_device_free(dev);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_device_names),        cmocka_unit_test(test_supports_op),
-        cmocka_unit_test(test_fault_unmapped_load), cmocka_unit_test(test_fault_dma_outside_vtcm),
-        cmocka_unit_test(test_buffer_free_unmaps),  cmocka_unit_test(test_requests_split_by_buffers),
-        cmocka_unit_test(test_sliding_window),      cmocka_unit_test(test_host_memory_staged),
+        cmocka_unit_test(test_device_names),
+        cmocka_unit_test(test_supports_op),
+        cmocka_unit_test(test_fault_unmapped_load),
+        cmocka_unit_test(test_fault_dma_outside_vtcm),
+        cmocka_unit_test(test_buffer_free_unmaps),
+        cmocka_unit_test(test_requests_split_by_buffers),
+        cmocka_unit_test(test_sliding_window),
+        cmocka_unit_test(test_host_memory_staged),
+        cmocka_unit_test(test_host_memory_partial_dst),
     };
     return test_result(cmocka_run_group_tests(tests, NULL, NULL));
 }
