@@ -114,7 +114,9 @@ static void copy_stream_block(struct copy_thread *t, struct copy_block blk[2], u
             s->ops->push_write(s, t->q, &task, out + j * slot_out);
         } else {
             dma_queue_push(t->q, dma_make_pair(out, out), 0, 0, 0, 0);
-            __atomic_store_n(&s->bad_index, 1, __ATOMIC_RELAXED);
+            uint32_t none = COPY_STREAM_NO_TASK;
+            __atomic_compare_exchange_n(&s->bad_task, &none, blk[h].first + j, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED);
         }
         t->writes[h]++;
     }
@@ -193,9 +195,14 @@ uint32_t copy_stream_run(struct copy_stream *s) {
     if (!htp_vtcm_fits(s->layout.per_thread, p->n_threads, ctx->vtcm_size)) {
         return HTP_STATUS_VTCM_TOO_SMALL;
     }
-    s->bad_index = 0;
+    s->bad_task = COPY_STREAM_NO_TASK;
     if (work_queue_run(&ctx->wq, copy_stream_worker, s, p->n_threads) != VDSP_FAULT_NONE) {
         return HTP_STATUS_FAULT;
     }
-    return s->bad_index ? HTP_STATUS_INVAL_PARAMS : HTP_STATUS_OK;
+    if (s->bad_task != COPY_STREAM_NO_TASK) {
+        const struct copy_task t = copy_task_of(s, s->bad_task);
+        s->ops->report_bad(s, &t, s->octx->msg);
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    return HTP_STATUS_OK;
 }

@@ -82,8 +82,11 @@ static inline struct copy_layout copy_plan_layout(const struct copy_plan *p) {
 
 struct copy_stream;
 struct dma_queue;
+struct htp_msg;
 struct htp_op_ctx;
 struct htp_tensor;
+
+#define COPY_STREAM_NO_TASK UINT32_MAX
 
 /* One task: a chunk of row (i1, i2, i3) of the iteration tensor, elements [i0, i0 + n). */
 struct copy_task {
@@ -96,8 +99,11 @@ struct copy_task {
 struct copy_ops {
     /* Push the reads of task t into slot (n_reads descriptors, in a fixed order); false when the task has
      * no source (an index out of range): nothing was pushed, the stream pushes n_reads dummies, writes
-     * nothing for the task and reports HTP_STATUS_INVAL_PARAMS. */
+     * nothing for the task and fails the op with HTP_STATUS_INVAL_PARAMS and report_bad's text. */
     bool (*push_reads)(const struct copy_stream *s, struct dma_queue *q, const struct copy_task *t, uint8_t *slot);
+    /* Say why task t (the first found without a source) had none: the index, where it lies in the index tensor,
+     * the limit it broke. Required when push_reads can return false, else NULL. */
+    void (*report_bad)(const struct copy_stream *s, const struct copy_task *t, struct htp_msg *m);
     /* Compute the task's out slot from its in slot (NULL: a copy, the write leaves from the in slot). scratch
      * is the thread's. */
     void (*compute)(const struct copy_stream *s, const struct copy_task *t, const uint8_t *in, uint8_t *out,
@@ -119,13 +125,13 @@ struct copy_stream {
     uint32_t row_start; /* this device's rows: [row_start, row_start + rows) */
     uint32_t rows;
     struct copy_layout layout;
-    uint32_t bad_index; /* set (by any worker) when a task had no source */
+    uint32_t bad_task; /* the first task a worker found without a source; COPY_STREAM_NO_TASK: none */
 };
 
 /* Run s over the plan's threads: an htp status (HTP_STATUS_FAULT when a worker faulted, INVAL_PARAMS when the
- * plan does not fit the session or a task had no source). A device that shares the op with others (mdev)
- * takes its share of the rows; its writes are DMA only, so any row split keeps devices off each other's
- * lines. */
+ * plan does not fit the session or a task had no source, which the op's report_bad describes in the response). A device
+ * that shares the op with others (mdev) takes its share of the rows; its writes are DMA only, so any row split keeps
+ * devices off each other's lines. */
 uint32_t copy_stream_run(struct copy_stream *s);
 
 #endif /* VNPU_COPY_STREAM_H */

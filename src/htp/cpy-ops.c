@@ -81,9 +81,9 @@ static void cpy_compute_f16_f32(const struct copy_stream *s, const struct copy_t
     hvx_f16_to_f32_aa(out, in, t->n);
 }
 
-static const struct copy_ops cpy_ops_same = {cpy_push_reads, NULL, cpy_push_write};
-static const struct copy_ops cpy_ops_f32_f16 = {cpy_push_reads, cpy_compute_f32_f16, cpy_push_write};
-static const struct copy_ops cpy_ops_f16_f32 = {cpy_push_reads, cpy_compute_f16_f32, cpy_push_write};
+static const struct copy_ops cpy_ops_same = {cpy_push_reads, NULL, NULL, cpy_push_write};
+static const struct copy_ops cpy_ops_f32_f16 = {cpy_push_reads, NULL, cpy_compute_f32_f16, cpy_push_write};
+static const struct copy_ops cpy_ops_f16_f32 = {cpy_push_reads, NULL, cpy_compute_f16_f32, cpy_push_write};
 
 /* Dense in row-major order, as the host's vnpu_is_contiguous (ggml_is_contiguous): the stride of a dimension of
  * size 1 never matters. */

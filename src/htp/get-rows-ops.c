@@ -30,10 +30,30 @@ struct get_rows_ctx {
     uint32_t src_size;             /* F32, F16: bytes per element */
 };
 
+/* The index of task t: element [i1, i2, i3] of the index tensor. */
+static int32_t get_rows_index_at(const struct get_rows_ctx *c, const struct copy_task *t) {
+    return *(const int32_t *) (htp_tensor_row(c->idx, t->i2, t->i3, 0) + (uintptr_t) t->i1 * c->idx->nb[0]);
+}
+
 /* The table row task t reads, or -1 when its index is out of range. */
 static int64_t get_rows_index(const struct get_rows_ctx *c, const struct copy_task *t) {
-    const int32_t i = *(const int32_t *) (htp_tensor_row(c->idx, t->i2, t->i3, 0) + (uintptr_t) t->i1 * c->idx->nb[0]);
+    const int32_t i = get_rows_index_at(c, t);
     return i >= 0 && (uint32_t) i < c->src->ne[1] ? i : -1;
+}
+
+static void get_rows_report_bad(const struct copy_stream *s, const struct copy_task *t, struct htp_msg *m) {
+    const struct get_rows_ctx *c = s->params;
+    htp_msg_str(m, "row index ");
+    htp_msg_i64(m, get_rows_index_at(c, t));
+    htp_msg_str(m, " at [");
+    htp_msg_u64(m, t->i1, 10);
+    htp_msg_str(m, ", ");
+    htp_msg_u64(m, t->i2, 10);
+    htp_msg_str(m, ", ");
+    htp_msg_u64(m, t->i3, 10);
+    htp_msg_str(m, "] outside [0, ne01 = ");
+    htp_msg_u64(m, c->src->ne[1], 10);
+    htp_msg_str(m, ")");
 }
 
 /* The plane DMAs of a quantized task of row i01: from its flat blocks or from its tiles. */
@@ -114,9 +134,11 @@ static void get_rows_compute_quant(const struct copy_stream *s, const struct cop
     dq_finish(o.codes, o.scale, c->bias ? o.bias : NULL, t->n, g->sub, out);
 }
 
-static const struct copy_ops get_rows_ops_f32 = {get_rows_push_reads, NULL, get_rows_push_write};
-static const struct copy_ops get_rows_ops_f16 = {get_rows_push_reads, get_rows_compute_f16, get_rows_push_write};
-static const struct copy_ops get_rows_ops_quant = {get_rows_push_reads, get_rows_compute_quant, get_rows_push_write};
+static const struct copy_ops get_rows_ops_f32 = {get_rows_push_reads, get_rows_report_bad, NULL, get_rows_push_write};
+static const struct copy_ops get_rows_ops_f16 = {get_rows_push_reads, get_rows_report_bad, get_rows_compute_f16,
+                                                 get_rows_push_write};
+static const struct copy_ops get_rows_ops_quant = {get_rows_push_reads, get_rows_report_bad, get_rows_compute_quant,
+                                                   get_rows_push_write};
 
 /* The context of a quantized table: its row of the type table, its layout and dequantizer; false when the
  * plan's scratch cannot hold a task or the tiles do not match the shape. */

@@ -8,6 +8,7 @@
 #include "dma-queue.h"
 #include "hex-fastdiv.h"
 #include "htp-msg.h"
+#include "htp-status-msg.h"
 #include "htp-tensor.h"
 #include "htp-trace.h"
 #include "vdsp-device.h"
@@ -55,6 +56,7 @@ struct htp_op_ctx {
     struct htp_ctx *ctx;
     struct htp_op_desc op; /* a copy: opcode, flags, params, kernel_params (aligned for the kparams structs) */
     uint32_t index;        /* position in the request */
+    struct htp_msg *msg;   /* the response's message, after "op N (NAME): ": a failing kernel may say why here */
     /* Operands; src[i] is NULL where the op's optional operand is absent. */
     const struct htp_tensor *src[HTP_MAX_SRC];
     const struct htp_tensor *dst[HTP_MAX_DST];

@@ -18,6 +18,7 @@
 #include "htp-arch.h"
 #include "htp-ctx.h"
 #include "htp-ops.h"
+#include "htp-status-msg.h"
 #include "htp-tiles.h"
 #include "matmul-id-ops.h"
 #include "matmul-ops.h"
@@ -36,39 +37,6 @@
 
 static struct htp_ctx htp_ctxs[HTP_MAX_SESSIONS];
 static uint32_t htp_ctx_used[HTP_MAX_SESSIONS];
-
-/* ---- the response message (no libc: a small appender) ---- */
-
-struct htp_msg {
-    char *buf; /* the response's message field */
-    uint32_t len;
-};
-
-static void msg_str(struct htp_msg *m, const char *s) {
-    while (*s && m->len + 1 < HTP_STATUS_MSG_LEN) {
-        m->buf[m->len++] = *s++;
-    }
-    m->buf[m->len] = 0;
-}
-
-static void msg_u64(struct htp_msg *m, uint64_t v, uint32_t base) {
-    char digits[24];
-    int n = 0;
-    do {
-        digits[n++] = "0123456789abcdef"[v % base];
-        v /= base;
-    } while (v != 0);
-    char out[27] = {0};
-    int k = 0;
-    if (base == 16) {
-        out[k++] = '0';
-        out[k++] = 'x';
-    }
-    while (n > 0) {
-        out[k++] = digits[--n];
-    }
-    msg_str(m, out);
-}
 
 /* ---- the request block ---- */
 
@@ -92,10 +60,10 @@ static bool area_ok(uint32_t off, uint64_t count, uint64_t item, uint32_t size) 
 static uint32_t batch_check(struct htp_ctx *ctx, struct htp_req *req, uint32_t size, struct htp_batch *b,
                             struct htp_msg *m) {
     if (req->version != HTP_MSG_VERSION) {
-        msg_str(m, "request version ");
-        msg_u64(m, req->version, 10);
-        msg_str(m, ", expected ");
-        msg_u64(m, HTP_MSG_VERSION, 10);
+        htp_msg_str(m, "request version ");
+        htp_msg_u64(m, req->version, 10);
+        htp_msg_str(m, ", expected ");
+        htp_msg_u64(m, HTP_MSG_VERSION, 10);
         return HTP_STATUS_INVAL_PARAMS;
     }
     const bool profile = (req->flags & HTP_REQ_PROFILE) != 0, trace = (req->flags & HTP_REQ_TRACE) != 0;
@@ -106,9 +74,9 @@ static uint32_t batch_check(struct htp_ctx *ctx, struct htp_req *req, uint32_t s
         (profile && !area_ok(req->off_prof, req->n_ops, sizeof(struct htp_op_prof), size)) ||
         (trace &&
          !area_ok(req->off_trace, (uint64_t) ctx->n_threads * req->n_trace, sizeof(struct htp_trace_evt), size))) {
-        msg_str(m, "request layout outside its ");
-        msg_u64(m, size, 10);
-        msg_str(m, "-byte block or past the limits (bufs, tensors)");
+        htp_msg_str(m, "request layout outside its ");
+        htp_msg_u64(m, size, 10);
+        htp_msg_str(m, "-byte block or past the limits (bufs, tensors)");
         return HTP_STATUS_INVAL_PARAMS;
     }
     uint8_t *base = (uint8_t *) req;
@@ -188,13 +156,13 @@ static uint32_t map_buf(struct htp_ctx *ctx, struct htp_batch *b, uint32_t i, st
     if (!map) {
         uint32_t addr = 0;
         if (d->fd < 0 || d->size == 0 || d->size > UINT32_MAX || map_with_room(ctx, b, d, &addr) != 0) {
-            msg_str(m, "cannot map buffer ");
-            msg_u64(m, i, 10);
-            msg_str(m, " (fd ");
-            msg_u64(m, (uint32_t) d->fd, 10);
-            msg_str(m, ", ");
-            msg_u64(m, d->size, 10);
-            msg_str(m, " bytes): not a buffer, or no room in the window for the batch");
+            htp_msg_str(m, "cannot map buffer ");
+            htp_msg_u64(m, i, 10);
+            htp_msg_str(m, " (fd ");
+            htp_msg_u64(m, (uint32_t) d->fd, 10);
+            htp_msg_str(m, ", ");
+            htp_msg_u64(m, d->size, 10);
+            htp_msg_str(m, " bytes): not a buffer, or no room in the window for the batch");
             return HTP_STATUS_INVAL_PARAMS;
         }
         map = &ctx->maps[ctx->n_maps++];
@@ -230,9 +198,9 @@ static uint32_t tensor_resolve(struct htp_ctx *ctx, const struct htp_batch *b, u
     uint32_t blck = 0, tsize = 0;
     if (!d || d->bi >= b->req->n_bufs || !b->usable[d->bi] || !htp_type_geometry(d->type, &blck, &tsize) ||
         d->ne[0] % blck != 0) {
-        msg_str(m, "tensor ");
-        msg_u64(m, ti, 10);
-        msg_str(m, ": bad index, buffer or type");
+        htp_msg_str(m, "tensor ");
+        htp_msg_u64(m, ti, 10);
+        htp_msg_str(m, ": bad index, buffer or type");
         return HTP_STATUS_INVAL_PARAMS;
     }
     uint64_t end = d->offset;
@@ -245,21 +213,21 @@ static uint32_t tensor_resolve(struct htp_ctx *ctx, const struct htp_batch *b, u
     struct htp_tile_geom g;
     if (d->flags & HTP_TENSOR_TILED) { /* whole matrices of tile rows (htp-tiles.h) instead of rows nb[1] apart */
         if (!htp_tile_geom_get((enum htp_type) d->type, &g) || d->ne[0] % g.k_cols != 0) {
-            msg_str(m, "tensor ");
-            msg_u64(m, ti, 10);
-            msg_str(m, ": tiled, but its type has no tiled layout or ne0 is not a whole number of tiles");
+            htp_msg_str(m, "tensor ");
+            htp_msg_u64(m, ti, 10);
+            htp_msg_str(m, ": tiled, but its type has no tiled layout or ne0 is not a whole number of tiles");
             return HTP_STATUS_INVAL_PARAMS;
         }
         end = d->offset + (empty ? 0 : htp_tile_matrix_size(&g, d->ne[0], d->ne[1]) * d->ne[2] * d->ne[3]);
     }
     if (end > b->bufs[d->bi].size) {
-        msg_str(m, "tensor ");
-        msg_u64(m, ti, 10);
-        msg_str(m, " ends at byte ");
-        msg_u64(m, end, 10);
-        msg_str(m, " of a ");
-        msg_u64(m, b->bufs[d->bi].size, 10);
-        msg_str(m, "-byte buffer");
+        htp_msg_str(m, "tensor ");
+        htp_msg_u64(m, ti, 10);
+        htp_msg_str(m, " ends at byte ");
+        htp_msg_u64(m, end, 10);
+        htp_msg_str(m, " of a ");
+        htp_msg_u64(m, b->bufs[d->bi].size, 10);
+        htp_msg_str(m, "-byte buffer");
         return HTP_STATUS_INVAL_PARAMS;
     }
     t->data = vdsp_window_base(ctx->dev) + b->devaddr[d->bi] + d->offset;
@@ -276,7 +244,7 @@ static uint32_t tensor_resolve(struct htp_ctx *ctx, const struct htp_batch *b, u
 static uint32_t op_resolve(struct htp_ctx *ctx, const struct htp_batch *b, struct htp_op_ctx *octx, struct htp_msg *m) {
     uint32_t n_src = 0, n_dst = 0;
     if (!htp_op_operands(octx->op.opcode, &n_src, &n_dst)) {
-        msg_str(m, "unknown opcode");
+        htp_msg_str(m, "unknown opcode");
         return HTP_STATUS_NO_SUPPORT;
     }
     struct htp_tensor *next = octx->tensors;
@@ -288,8 +256,8 @@ static uint32_t op_resolve(struct htp_ctx *ctx, const struct htp_batch *b, struc
         *slot = NULL;
         if (ti == HTP_NO_TENSOR) {
             if (k < (is_src ? n_src : n_dst)) {
-                msg_str(m, is_src ? "missing src " : "missing dst ");
-                msg_u64(m, k, 10);
+                htp_msg_str(m, is_src ? "missing src " : "missing dst ");
+                htp_msg_u64(m, k, 10);
                 return HTP_STATUS_INVAL_PARAMS;
             }
             continue;
@@ -368,11 +336,11 @@ static uint32_t op_check_dma(struct htp_ctx *ctx, struct htp_msg *m) {
         const uint32_t depth = dma_queue_depth(&ctx->dma[i]);
         if (depth > 0) {
             if (st == HTP_STATUS_OK) {
-                msg_str(m, "DMA queue of thread ");
-                msg_u64(m, i, 10);
-                msg_str(m, " holds ");
-                msg_u64(m, depth, 10);
-                msg_str(m, " pushes never popped");
+                htp_msg_str(m, "DMA queue of thread ");
+                htp_msg_u64(m, i, 10);
+                htp_msg_str(m, " holds ");
+                htp_msg_u64(m, depth, 10);
+                htp_msg_str(m, " pushes never popped");
             }
             dma_queue_flush(&ctx->dma[i]);
             st = HTP_STATUS_DMA_LEAK;
@@ -386,16 +354,17 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
     octx.ctx = ctx;
     __builtin_memcpy(&octx.op, &b->ops[i], sizeof(octx.op));
     octx.index = i;
+    octx.msg = m;
     const uint64_t c0 = vdsp_cycles(ctx->dev), t0 = vdsp_usecs(ctx->dev);
     htp_trace_start(&ctx->trace[0], HTP_TRACE_OP, i);
     for (uint32_t t = 0; t < ctx->n_threads; t++) {
         ctx->dma[t].n_pop = 0; /* DMA spans count their pops from each op's start */
     }
-    msg_str(m, "op ");
-    msg_u64(m, i, 10);
-    msg_str(m, " (");
-    msg_str(m, htp_op_name(octx.op.opcode));
-    msg_str(m, "): ");
+    htp_msg_str(m, "op ");
+    htp_msg_u64(m, i, 10);
+    htp_msg_str(m, " (");
+    htp_msg_str(m, htp_op_name(octx.op.opcode));
+    htp_msg_str(m, "): ");
     const uint32_t prefix = m->len;
     const uint32_t inject = i == 0 ? b->req->flags & (HTP_REQ_INJECT_LOAD | HTP_REQ_INJECT_DMA) : 0;
     uint32_t st = op_resolve(ctx, b, &octx, m);
@@ -403,13 +372,13 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
         st = inject ? op_inject(ctx, inject) : HTP_STATUS_OK;
         st = st == HTP_STATUS_OK ? op_dispatch(&octx) : st;
         if (st == HTP_STATUS_FAULT) {
-            msg_str(m, vdsp_fault_text(ctx->dev));
+            htp_msg_str(m, vdsp_fault_text(ctx->dev));
         } else if (st == HTP_STATUS_OK && ctx->dma_strict) {
             st = op_check_dma(ctx, m);
         } else if (st != HTP_STATUS_OK && m->len == prefix) {
-            msg_str(m, st == HTP_STATUS_VTCM_TOO_SMALL ? "the kernel's VTCM layout does not fit"
-                       : st == HTP_STATUS_NO_SUPPORT   ? "no kernel for these operand types"
-                                                       : "kernel_params or shapes rejected by the kernel");
+            htp_msg_str(m, st == HTP_STATUS_VTCM_TOO_SMALL ? "the kernel's VTCM layout does not fit"
+                           : st == HTP_STATUS_NO_SUPPORT   ? "no kernel for these operand types"
+                                                           : "kernel_params or shapes rejected by the kernel");
         }
     }
     htp_trace_stop(&ctx->trace[0], HTP_TRACE_OP, i);

@@ -16,14 +16,40 @@ struct set_rows_ctx {
     uint32_t dst_size; /* bytes per dst element */
 };
 
+/* Where the task's index lies in the index tensor (broadcast over dims 2 and 3 of the source). */
+static struct htp_row_index set_rows_index_pos(const struct set_rows_ctx *c, const struct copy_task *t) {
+    const struct htp_tensor *idx = c->idx;
+    return (struct htp_row_index){t->i1, fastmodulo(t->i2, idx->ne[1], &c->kp->div_ne11),
+                                  fastmodulo(t->i3, idx->ne[2], &c->kp->div_ne12)};
+}
+
+static int64_t set_rows_index_at(const struct set_rows_ctx *c, const struct copy_task *t) {
+    const struct htp_tensor *idx = c->idx;
+    const struct htp_row_index at = set_rows_index_pos(c, t);
+    const uint8_t *p = htp_tensor_row(idx, at.i2, at.i3, 0) + (uintptr_t) at.i1 * idx->nb[0];
+    return idx->type == HTP_TYPE_I64 ? *(const int64_t *) p : *(const int32_t *) p;
+}
+
 /* The destination row of the task's source row, or -1 when its index is out of range. */
 static int64_t set_rows_index(const struct set_rows_ctx *c, const struct copy_task *t) {
-    const struct htp_tensor *idx = c->idx;
-    const uint8_t *p = htp_tensor_row(idx, fastmodulo(t->i2, idx->ne[1], &c->kp->div_ne11),
-                                      fastmodulo(t->i3, idx->ne[2], &c->kp->div_ne12), 0) +
-                       (uintptr_t) t->i1 * idx->nb[0];
-    const int64_t i = idx->type == HTP_TYPE_I64 ? *(const int64_t *) p : *(const int32_t *) p;
+    const int64_t i = set_rows_index_at(c, t);
     return i >= 0 && i < c->dst->ne[1] ? i : -1;
+}
+
+static void set_rows_report_bad(const struct copy_stream *s, const struct copy_task *t, struct htp_msg *m) {
+    const struct set_rows_ctx *c = s->params;
+    const struct htp_row_index at = set_rows_index_pos(c, t);
+    htp_msg_str(m, "row index ");
+    htp_msg_i64(m, set_rows_index_at(c, t));
+    htp_msg_str(m, " at [");
+    htp_msg_u64(m, at.i1, 10);
+    htp_msg_str(m, ", ");
+    htp_msg_u64(m, at.i2, 10);
+    htp_msg_str(m, ", ");
+    htp_msg_u64(m, at.i3, 10);
+    htp_msg_str(m, "] outside [0, ne1 = ");
+    htp_msg_u64(m, c->dst->ne[1], 10);
+    htp_msg_str(m, ")");
 }
 
 static bool set_rows_push_reads(const struct copy_stream *s, struct dma_queue *q, const struct copy_task *t,
@@ -51,8 +77,9 @@ static void set_rows_compute_f16(const struct copy_stream *s, const struct copy_
     hvx_f32_to_f16_aa(out, in, t->n);
 }
 
-static const struct copy_ops set_rows_ops_f32 = {set_rows_push_reads, NULL, set_rows_push_write};
-static const struct copy_ops set_rows_ops_f16 = {set_rows_push_reads, set_rows_compute_f16, set_rows_push_write};
+static const struct copy_ops set_rows_ops_f32 = {set_rows_push_reads, set_rows_report_bad, NULL, set_rows_push_write};
+static const struct copy_ops set_rows_ops_f16 = {set_rows_push_reads, set_rows_report_bad, set_rows_compute_f16,
+                                                 set_rows_push_write};
 
 uint32_t op_set_rows(struct htp_op_ctx *octx) {
     const struct set_rows_kparams *kp = htp_op_kparams(octx);

@@ -15,6 +15,7 @@
 #include "vdsp.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -176,7 +177,8 @@ static void test_tiled_and_flat(void **state) {
     free(dst);
 }
 
-/* An index past the table's rows: the op fails, writes nothing of that row, and the session still serves. */
+/* An index past the table's rows: the op fails saying which index, where and the limit, writes nothing of that
+ * row, and the session still serves. */
 static void test_bad_index(void **state) {
     struct fixture *f = *state;
     int32_t bad[NE2][N_IDX];
@@ -190,7 +192,11 @@ static void test_bad_index(void **state) {
                      VNPU_STATUS_OK);
     assert_int_equal(run(f, VNPU_TYPE_Q4_0, true, bad, dst), HTP_STATUS_INVAL_PARAMS);
     const struct htp_req *req = f->block->host;
-    assert_non_null(strstr(req->rsp.message, "op 0 (GET_ROWS)"));
+    char want[96];
+    snprintf(want, sizeof(want), "op 0 (GET_ROWS): row index %d at [3, 1, 0] outside [0, ne01 = %d)", NE1, NE1);
+    if (!strstr(req->rsp.message, want)) {
+        fail_msg("the message should say which index, where and the limit ('%s'): '%s'", want, req->rsp.message);
+    }
     const float *skipped = dst + (size_t) (N_IDX + 3) * NE0;
     for (int i = 0; i < NE0; i++) {
         assert_true(isnan(skipped[i])); /* still the 0xFF poison */
