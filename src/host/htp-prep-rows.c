@@ -45,8 +45,9 @@ static bool rows_flat(const struct vnpu_tensor *t) {
     return t->nb[2] == (size_t) t->ne[1] * t->nb[1] && t->nb[3] == (size_t) t->ne[2] * t->nb[2];
 }
 
-/* The row plan of dst = f(src0, src1) (src1 and dst2 may be NULL) on d; false, with why, when no block
- * fits a thread's share of VTCM. */
+/* The row plan of dst = f(src0, src1) (src1 and dst2 may be NULL) on d: threads by bytes (at most the device's),
+ * fewer when a block of one row does not fit a thread's share of VTCM, rows per block to fit that share. False,
+ * with why naming the op, the row and VTCM's size, when one row does not fit VTCM on one thread. */
 static bool htp_row_plan(const struct htp_device *d, struct row_plan *p, const struct vnpu_tensor *dst,
                          const struct vnpu_tensor *src0, const struct vnpu_tensor *src1, const struct vnpu_tensor *dst2,
                          char *why, size_t size) {
@@ -67,22 +68,27 @@ static bool htp_row_plan(const struct htp_device *d, struct row_plan *p, const s
     p->flat = rows_flat(src0) && rows_flat(dst) && (!dst2 || rows_flat(dst2)) &&
               (p->src1_mode != ROW_SRC1_STREAM || (rows_flat(src1) && vnpu_are_same_shape(src1, dst)));
 
+    /* VTCM a thread needs for blocks of one row: each streamed buffer twice, plus a resident src1 row. */
+    const uint32_t streamed = 1 + (p->src1_mode == ROW_SRC1_STREAM || p->src1_mode == ROW_SRC1_EXPAND) + p->n_dst;
+    const uint64_t fixed = p->src1_mode == ROW_SRC1_RESIDENT ? row_stride : 0;
+    const uint64_t per_row = 2ull * streamed * row_stride;
+    if (fixed + per_row > d->target.vtcm_size) {
+        snprintf(why, size,
+                 "%s '%s': a row of %u f32 takes %llu bytes of VTCM (%u streamed buffers twice%s), more than its %zu",
+                 vnpu_op_desc(dst), dst->name, ne0, (unsigned long long) (fixed + per_row), streamed,
+                 fixed ? ", src1 resident" : "", d->target.vtcm_size);
+        return false;
+    }
     const uint64_t bytes = nrows * ne0 * 4;
     uint64_t n = bytes / HTP_ROWS_MIN_BYTES_PER_THREAD;
     n = n < 1 ? 1 : n > d->n_threads ? d->n_threads : n;
     n = n > nrows && nrows > 0 ? nrows : n;
+    while (d->target.vtcm_size / n < fixed + per_row) {
+        n--; /* fewer threads, larger VTCM slices: n = 1 fits, checked above */
+    }
     p->n_threads = (uint32_t) n;
     p->rows_per_thread = (uint32_t) ((nrows + n - 1) / n);
-
-    const uint32_t streamed = 1 + (p->src1_mode == ROW_SRC1_STREAM || p->src1_mode == ROW_SRC1_EXPAND) + p->n_dst;
-    const uint64_t budget = d->target.vtcm_size / n;
-    const uint64_t fixed = p->src1_mode == ROW_SRC1_RESIDENT ? row_stride : 0;
-    const uint64_t fit = budget > fixed ? (budget - fixed) / (2ull * streamed * row_stride) : 0;
-    if (fit == 0) {
-        snprintf(why, size, "a row of %u f32 does not fit twice per buffer in a thread's %llu bytes of VTCM", ne0,
-                 (unsigned long long) budget);
-        return false;
-    }
+    const uint64_t fit = (d->target.vtcm_size / n - fixed) / per_row;
     uint64_t block = HTP_ROWS_BLOCK_BYTES / row_stride;
     block = block < 1 ? 1 : block;
     block = block > fit ? fit : block;

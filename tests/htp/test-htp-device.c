@@ -1,8 +1,8 @@
 /*
  * The HTP device as the model drives it (src/host over src/vdsp and libvnpu-htp-v79.so): device names,
- * supports_op's static answers, faults injected into a request (a load from an unmapped device address,
- * a DMA row leaving VTCM) ending that request with an error naming the op while the next request runs on
- * a reopened session, buffers freed and reallocated (the same fd must not reach a stale mapping), runs
+ * supports_op's static answers, rows too wide for a thread's share of VTCM, faults injected into a request (a load from
+ * an unmapped device address, a DMA row leaving VTCM) ending that request with an error naming the op while the next
+ * request runs on a reopened session, buffers freed and reallocated (the same fd must not reach a stale mapping), runs
  * of nodes split over requests by the 16-buffer limit, a window too small for every buffer (the sliding
  * window), and tensors outside shared DDR staged through it (a SET_ROWS writing part of its staged dst too).
  */
@@ -96,6 +96,31 @@ static void test_supports_op(void **state) {
     struct vnpu_tensor *q5 = vnpu_new_tensor_2d(ctx, VNPU_TYPE_Q5_1, 64, 16);
     assert_false(vnpu_device_supports_op(dev, vnpu_mul_mat(ctx, q5, a))); /* no NPU kernel for Q5_1 weights */
     assert_null(a->data);                                                 /* nothing was allocated to answer */
+    vnpu_ctx_free(ctx);
+    vnpu_device_free(dev);
+}
+
+/* Rows of 1 MiB: three buffers twice (6 MiB) fit the 8 MiB of VTCM on one thread, not on each of two, so the plan
+ * runs them on one; rows of 4 MiB fit on none and the op stays off the NPU. */
+static void test_wide_rows(void **state) {
+    (void) state;
+    struct vnpu_device *dev = open_htp0();
+    struct vnpu_ctx *ctx = vnpu_ctx_new(1 << 16, true);
+    const int64_t ne0 = 256 * 1024, nrows = 4, n = ne0 * nrows;
+    struct vnpu_tensor *huge = vnpu_new_tensor_1d(ctx, VNPU_TYPE_F32, 4 * ne0);
+    assert_false(vnpu_device_supports_op(dev, vnpu_add(ctx, huge, huge)));
+    struct vnpu_buffer *buf = NULL;
+    assert_int_equal(vnpu_buffer_type_alloc(vnpu_device_buffer_type(dev), 3 * (size_t) n * 4, &buf), VNPU_STATUS_OK);
+    struct vnpu_tensor *a = vnpu_reshape_2d(ctx, vec_in(ctx, buf, 0, n, 0.0f), ne0, nrows);
+    struct vnpu_tensor *b = vnpu_reshape_2d(ctx, vec_in(ctx, buf, (size_t) n * 4, n, 3.0f), ne0, nrows);
+    struct vnpu_tensor *c = vnpu_add(ctx, a, b);
+    assert_true(vnpu_device_supports_op(dev, c));
+    vnpu_buffer_place_tensor(buf, c, 2 * (size_t) n * 4);
+    assert_int_equal(compute_on(dev, ctx, c), VNPU_STATUS_OK);
+    for (int64_t i = 0; i < n; i += 4097) {
+        assert_float_equal(((float *) c->data)[i], 3.0f + 2.0f * (float) i, 0.0f);
+    }
+    vnpu_buffer_free(buf);
     vnpu_ctx_free(ctx);
     vnpu_device_free(dev);
 }
@@ -251,6 +276,7 @@ static void test_host_memory_partial_dst(void **state) {
 }
 
 int main(void) {
+    setenv("VNPU_NHVX", "2", 1); /* test_wide_rows: two threads the plan must lower to one */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_device_names),
         cmocka_unit_test(test_supports_op),
@@ -261,6 +287,7 @@ int main(void) {
         cmocka_unit_test(test_sliding_window),
         cmocka_unit_test(test_host_memory_staged),
         cmocka_unit_test(test_host_memory_partial_dst),
+        cmocka_unit_test(test_wide_rows),
     };
     return test_result(cmocka_run_group_tests(tests, NULL, NULL));
 }
