@@ -136,13 +136,11 @@ static void trace_event(const struct htp_device *d, char ph, int tid, double ts,
 static const char *trace_id_name(uint16_t id) {
     switch ((enum htp_trace_id) id) {
         case HTP_TRACE_DMA: return "DMA";
-        case HTP_TRACE_L2FLUSH: return "L2FLUSH";
         case HTP_TRACE_OP: return "OP";
         case HTP_TRACE_HVX_COMP: return "HVX_COMP";
         case HTP_TRACE_HVX_A_QUANT: return "HVX_A_QUANT";
         case HTP_TRACE_HVX_W_DEQUANT: return "HVX_W_DEQUANT";
         case HTP_TRACE_HMX_COMP: return "HMX_COMP";
-        case HTP_TRACE_FENCE: return "FENCE";
     }
     return "EVENT";
 }

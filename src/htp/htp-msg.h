@@ -133,15 +133,15 @@ struct htp_trace_evt {
     uint16_t info;   /* bit 15: stop; bits 0..14: row, chunk or token index */
 };
 
+/* The events the kernels record (hex-profile's ids; its L2FLUSH and FENCE come with multi-device fences and cache
+ * flushes, which this library does not have). */
 enum htp_trace_id {
     HTP_TRACE_DMA = 0,
-    HTP_TRACE_L2FLUSH = 1,
     HTP_TRACE_OP = 2, /* the whole op, on thread 0; info = op index */
     HTP_TRACE_HVX_COMP = 20,
     HTP_TRACE_HVX_A_QUANT = 21,
     HTP_TRACE_HVX_W_DEQUANT = 23,
     HTP_TRACE_HMX_COMP = 40,
-    HTP_TRACE_FENCE = 50,
 };
 
 #define HTP_TRACE_STOP 0x8000u
