@@ -9,14 +9,13 @@
  *             the cache; rotate; push the write-back, push the reads of b + 2
  *   epilogue  pop the two write-backs and the two empty blocks' dummy reads
  *
- * The cache of a position: the angles theta_k on the scalar core, in f32 step by step exactly as ggml (and
- * the CPU reference) form them, since a position of thousands turns any other rounding order into visible
- * angle errors; then cos and sin of all of them on HVX (hvx-f32-math.h: 8e-8 absolute for |theta| < 2^17),
- * laid out per element of a row so that one rotation serves both modes:
- *     x'[j] = x[j] cos[j] + partner(x)[j] sin[j]
- * NORMAL: cos = (c0, c0, c1, c1, ...), sin = (-s0, s0, -s1, s1, ...), partner swaps adjacent lanes;
- * NEOX: cos = (c0 .. c_h-1, c0 .. c_h-1), sin = (-s0 .. -s_h-1, s0 .. s_h-1), partner reads x at j + h for
- * j < h and j - h above, by unaligned vector loads (the source halves have 128 bytes of slack around them).
+ * The cache of a position: the angles theta_k in f32 step by step exactly as ggml (and the CPU reference) form
+ * them, since a position of thousands turns any other rounding order into visible angle errors (the product chain
+ * on the scalar core, the divisions and the YaRN blend on HVX); then cos and sin of all of them on HVX (hvx-f32-math.h:
+ * 8e-8 absolute for |theta| < 2^17), laid out per element of a row so that one rotation serves both modes: x'[j] = x[j]
+ * cos[j] + partner(x)[j] sin[j] NORMAL: cos = (c0, c0, c1, c1, ...), sin = (-s0, s0, -s1, s1, ...), partner swaps
+ * adjacent lanes; NEOX: cos = (c0 .. c_h-1, c0 .. c_h-1), sin = (-s0 .. -s_h-1, s0 .. s_h-1), partner reads x at j + h
+ * for j < h and j - h above, by unaligned vector loads (the source halves have 128 bytes of slack around them).
  */
 #include "rope-ops.h"
 
@@ -52,12 +51,10 @@ struct rope_thread {
     HVX_VectorPred even;      /* the even lanes (NORMAL's partner swap) */
     int32_t cached;           /* the position in the cache */
     bool have_cache;
-    uint32_t next; /* first row not yet scheduled */
-    uint32_t end;  /* one past the thread's last row */
-    /* Per pair k, read by the scalar angle loop: arrays on the worker's stack (not VTCM), lanes through
-     * hvx_lane_*_f32. */
-    HVX_Vector *freq; /* freq factors (with src[2]) */
-    HVX_Vector *mix;  /* YaRN ramp(k) * ext_factor */
+    uint32_t next;    /* first row not yet scheduled */
+    uint32_t end;     /* one past the thread's last row */
+    HVX_Vector *freq; /* the freq factors in VTCM (with src[2]) */
+    HVX_Vector *mix;  /* YaRN ramp(k) * ext_factor per pair k, on the worker's stack */
 };
 
 /* The next block: at most kp->block rows, not past the thread's end nor a token. */
@@ -90,22 +87,34 @@ static void rope_push_src(struct rope_thread *t, uint32_t h, const struct rope_b
     dma_queue_push(t->q, dma_make_pair(vpos, c->pos->data + (uintptr_t) b->ix.i2 * c->pos->nb[0]), 4, 4, 4, 1);
 }
 
-/* The cache of position p: cos and sin of every rotated element, scaled by mscale. */
+/* The cache of position p: cos and sin of every rotated element, scaled by mscale. The angles' chain
+ * th_k = th_{k-1} * theta_scale runs on the scalar core (a multiply per pair); the divisions by the freq factors and
+ * the YaRN blend are HVX operations in ggml's order, each rounded once as the CPU's scalar f32 (the division is
+ * correctly rounded, hvx-f32-vec.h), so no division runs on the scalar core. */
 static void rope_build_cache(struct rope_thread *t, int32_t p) {
     const struct rope_kparams *kp = t->c->kp;
-    const uint32_t half = kp->n_dims / 2;
+    const uint32_t half = kp->n_dims / 2, nvec = (half + HVX_F32_PER_VEC - 1) / HVX_F32_PER_VEC;
     const bool has_freq = t->c->freq != NULL, yarn = kp->ext_factor != 0.0f;
     HVX_Vector theta[HTP_ROPE_MAX_PAIRS / HVX_F32_PER_VEC];
     float th = (float) p;
     for (uint32_t k = 0; k < half; k++) { /* ggml's order of f32 operations, rounding for rounding */
-        const float extrap = has_freq ? th / hvx_lane_get_f32(t->freq, k) : th;
-        const float interp = kp->freq_scale * extrap, mix = yarn ? hvx_lane_get_f32(t->mix, k) : 0.0f;
-        hvx_lane_set_f32(theta, k, yarn ? interp * (1 - mix) + extrap * mix : interp);
+        hvx_lane_set_f32(theta, k, th);
         th *= kp->theta_scale;
+    }
+    const HVX_Vector freq_scale = hvx_vec_splat_f32(kp->freq_scale), one = hvx_vec_splat_f32(1.0f);
+    for (uint32_t i = 0; i < nvec; i++) {
+        const HVX_Vector extrap = has_freq ? hvx_vec_div_f32(theta[i], hvx_vmem_ld(t->freq + i)) : theta[i];
+        const HVX_Vector interp = hvx_vec_mul_f32(freq_scale, extrap);
+        if (yarn) {
+            const HVX_Vector mix = hvx_vmem_ld(t->mix + i);
+            theta[i] =
+                hvx_vec_add_f32(hvx_vec_mul_f32(interp, hvx_vec_sub_f32(one, mix)), hvx_vec_mul_f32(extrap, mix));
+        } else {
+            theta[i] = interp;
+        }
     }
     const HVX_Vector mscale = hvx_vec_splat_f32(kp->mscale);
     const HVX_Vector sign = Q6_V_vsplat_R((int32_t) 0x80000000);
-    const uint32_t nvec = (half + HVX_F32_PER_VEC - 1) / HVX_F32_PER_VEC;
     HVX_Vector sin_k[HTP_ROPE_MAX_PAIRS / HVX_F32_PER_VEC]; /* NEOX: sin, cos kept for the 2nd half */
     for (uint32_t i = 0; i < nvec; i++) {
         HVX_Vector s, c;
@@ -175,21 +184,25 @@ static void rope_compute(const struct rope_thread *t, uint8_t *dst, const uint8_
     }
 }
 
-/* Per-thread constants: the freq factors (DMA into VTCM, then to the stack for the scalar loop), the YaRN
- * blends, the even-lane predicate. */
-static void rope_thread_setup(struct rope_thread *t, uint8_t *vfreq) {
+/* Per-thread constants: the freq factors (DMA into VTCM), the YaRN blends, the even-lane predicate. */
+static void rope_thread_setup(struct rope_thread *t) {
     const struct rope_kparams *kp = t->c->kp;
     const uint32_t half = kp->n_dims / 2;
     if (t->c->freq) {
-        dma_queue_push(t->q, dma_make_pair(vfreq, t->c->freq->data), half * 4, half * 4, half * 4, 1);
+        dma_queue_push(t->q, dma_make_pair(t->freq, t->c->freq->data), half * 4, half * 4, half * 4, 1);
         dma_queue_pop(t->q);
-        for (uint32_t i = 0; i < half; i += HVX_F32_PER_VEC) {
-            hvx_vmem_st(t->freq + i / HVX_F32_PER_VEC, hvx_vmem_ld(vfreq + i * 4));
-        }
     }
-    for (uint32_t k = 0; kp->ext_factor != 0.0f && k < half; k++) { /* as ggml's rope_yarn_ramp */
-        const float y = ((float) k - kp->corr_lo) / kp->corr_span;
-        hvx_lane_set_f32(t->mix, k, (1 - (y < 0 ? 0 : y > 1 ? 1 : y)) * kp->ext_factor);
+    if (kp->ext_factor != 0.0f) { /* as ggml's rope_yarn_ramp: 1 - clamp((k - lo) / span, 0, 1), times ext_factor */
+        for (uint32_t k = 0; k < half; k++) {
+            hvx_lane_set_f32(t->mix, k, (float) k);
+        }
+        const HVX_Vector lo = hvx_vec_splat_f32(kp->corr_lo), span = hvx_vec_splat_f32(kp->corr_span);
+        const HVX_Vector zero = Q6_V_vzero(), one = hvx_vec_splat_f32(1.0f), ext = hvx_vec_splat_f32(kp->ext_factor);
+        for (uint32_t i = 0; i < (half + HVX_F32_PER_VEC - 1) / HVX_F32_PER_VEC; i++) {
+            const HVX_Vector y = hvx_vec_div_f32(hvx_vec_sub_f32(t->mix[i], lo), span);
+            const HVX_Vector ramp = hvx_vec_sub_f32(one, hvx_vec_min_f32(one, hvx_vec_max_f32(zero, y)));
+            t->mix[i] = hvx_vec_mul_f32(ramp, ext);
+        }
     }
     const HVX_VectorPair alt = Q6_W_vshuff_VVR(Q6_V_vzero(), Q6_V_vsplat_R(-1), -4);
     t->even = Q6_Q_vand_VR(Q6_V_lo_W(alt), 0x01010101);
@@ -246,7 +259,7 @@ static void rope_worker(unsigned nth, unsigned ith, void *arg) {
         return;
     }
     uint8_t *slice = ctx->vtcm + (size_t) ith * c->l.per_thread;
-    HVX_Vector freq[HTP_ROPE_MAX_PAIRS / HVX_F32_PER_VEC], mix[HTP_ROPE_MAX_PAIRS / HVX_F32_PER_VEC];
+    HVX_Vector mix[HTP_ROPE_MAX_PAIRS / HVX_F32_PER_VEC];
     struct rope_thread t = {
         .c = c,
         .q = &ctx->dma[ith],
@@ -256,12 +269,12 @@ static void rope_worker(unsigned nth, unsigned ith, void *arg) {
         .pos = slice + c->l.pos,
         .cos = (HVX_Vector *) (slice + c->l.cos),
         .sin = (HVX_Vector *) (slice + c->l.sin),
-        .freq = freq,
+        .freq = (HVX_Vector *) (slice + c->l.freq),
         .mix = mix,
         .next = (uint32_t) first,
         .end = (uint32_t) HEX_MIN(first + c->kp->rows_per_thread, (uint64_t) end),
     };
-    rope_thread_setup(&t, slice + c->l.freq);
+    rope_thread_setup(&t);
     struct rope_block blk[2];
     rope_prologue(&t, blk);
     for (uint32_t b = 0; blk[b & 1].n > 0; b++) {
