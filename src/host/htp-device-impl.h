@@ -40,6 +40,7 @@ struct htp_stage_entry {
 };
 
 struct htp_stage {
+    size_t chunk_size;               /* bytes of a chunk: htp_stage_chunk_size of the session's window */
     struct htp_stage_entry *weights; /* open addressing on host; cap_weights a power of two */
     uint32_t n_weights, cap_weights;
     struct vdsp_buffer **chunks; /* weight copies, bump allocated in the last chunk */
@@ -56,6 +57,9 @@ struct htp_stage {
  * Errors: VNPU_STATUS_NO_MEMORY. */
 enum vnpu_status htp_stage_place(struct htp_stage *st, const struct vnpu_tensor *t, struct vdsp_buffer **buf,
                                  size_t *offset, bool *pinned, bool *copy);
+/* Bytes per staging chunk for a session window of window_size bytes: a request maps its chunks next to its
+ * other buffers, so a chunk is at most an eighth of the window (and at most 16 MiB). */
+size_t htp_stage_chunk_size(size_t window_size);
 /* Start a request: the scratch is empty again. */
 void htp_stage_reset(struct htp_stage *st);
 /* Free every copy (the device's session must be closed: it may map them). */

@@ -226,6 +226,7 @@ enum vnpu_status vnpu_htp_device_new(uint32_t index, struct vnpu_device **out) {
     d->n_threads = cfg->nhvx ? cfg->nhvx : def < HTP_MAX_NTHREADS ? def : HTP_MAX_NTHREADS;
     st = htp_session_open(d);
     if (st == VNPU_STATUS_OK) {
+        d->stage.chunk_size = htp_stage_chunk_size(vdsp_session_window_size(d->session));
         st = vdsp_buffer_alloc(htp_request_size(d->n_threads), "HTP-requests", &d->req);
     }
     if (st == VNPU_STATUS_OK && cfg->trace) {

@@ -12,13 +12,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HTP_STAGE_CHUNK (16u << 20) /* bytes of shared DDR per copy chunk (pages are touched on use) */
-#define HTP_STAGE_ALIGN 128
+/* Bytes of shared DDR per copy chunk (pages are touched on use): 16 MiB, or an eighth of a smaller window, so a
+ * request's chunks map with its pinned buffers (VNPU_WINDOW_MB=8: 1 MiB chunks). */
+#define HTP_STAGE_CHUNK_MAX    (16u << 20)
+#define HTP_STAGE_WINDOW_SHARE 8
+#define HTP_STAGE_ALIGN        128
+
+size_t htp_stage_chunk_size(size_t window_size) {
+    const size_t share = window_size / HTP_STAGE_WINDOW_SHARE & ~(size_t) (HTP_STAGE_ALIGN - 1);
+    return share < HTP_STAGE_CHUNK_MAX ? share : HTP_STAGE_CHUNK_MAX;
+}
 
 /* Bump-allocate size bytes from a list of shared-DDR chunks: from chunk *cur at *used, moving on to the
- * next chunk that has room, appending a chunk (HTP_STAGE_CHUNK bytes, or size) when none has. */
+ * next chunk that has room, appending a chunk (chunk_size bytes, or size) when none has. */
 static enum vnpu_status arena_alloc(struct vdsp_buffer ***chunks, uint32_t *n_chunks, uint32_t *cur, size_t *used,
-                                    size_t size, const char *name, struct vdsp_buffer **buf, size_t *offset) {
+                                    size_t chunk_size, size_t size, const char *name, struct vdsp_buffer **buf,
+                                    size_t *offset) {
     size = (size + HTP_STAGE_ALIGN - 1) & ~(size_t) (HTP_STAGE_ALIGN - 1);
     while (*cur<*n_chunks && * used + size>(*chunks)[*cur]->size) {
         (*cur)++;
@@ -31,8 +40,7 @@ static enum vnpu_status arena_alloc(struct vdsp_buffer ***chunks, uint32_t *n_ch
             return VNPU_STATUS_NO_MEMORY;
         }
         *chunks = grown;
-        enum vnpu_status st =
-            vdsp_buffer_alloc(size > HTP_STAGE_CHUNK ? size : HTP_STAGE_CHUNK, name, &(*chunks)[*n_chunks]);
+        enum vnpu_status st = vdsp_buffer_alloc(size > chunk_size ? size : chunk_size, name, &(*chunks)[*n_chunks]);
         if (st != VNPU_STATUS_OK) {
             return st;
         }
@@ -96,8 +104,8 @@ enum vnpu_status htp_stage_place(struct htp_stage *st, const struct vnpu_tensor 
     *pinned = false;
     if (!(t->flags & VNPU_TENSOR_FLAG_WEIGHT)) {
         *copy = true;
-        return arena_alloc(&st->scratch_chunks, &st->n_scratch, &st->scratch_cur, &st->scratch_used, size, "HTP-stage",
-                           buf, offset);
+        return arena_alloc(&st->scratch_chunks, &st->n_scratch, &st->scratch_cur, &st->scratch_used, st->chunk_size,
+                           size, "HTP-stage", buf, offset);
     }
     enum vnpu_status s = stage_reserve(st);
     if (s != VNPU_STATUS_OK) {
@@ -106,7 +114,8 @@ enum vnpu_status htp_stage_place(struct htp_stage *st, const struct vnpu_tensor 
     struct htp_stage_entry *e = stage_slot(st, t->data, size);
     if (!e->host) {
         uint32_t cur = st->n_chunks ? st->n_chunks - 1 : 0;
-        s = arena_alloc(&st->chunks, &st->n_chunks, &cur, &st->chunk_used, size, "HTP-weights", &e->buf, &e->offset);
+        s = arena_alloc(&st->chunks, &st->n_chunks, &cur, &st->chunk_used, st->chunk_size, size, "HTP-weights", &e->buf,
+                        &e->offset);
         if (s != VNPU_STATUS_OK) {
             return s;
         }

@@ -316,6 +316,10 @@ const struct vdsp_target *vdsp_session_target(const struct vdsp_session *s) {
     return &s->dev->target;
 }
 
+size_t vdsp_session_window_size(const struct vdsp_session *s) {
+    return s->dev->window_size;
+}
+
 bool vdsp_session_faulted(const struct vdsp_session *s) {
     return vdsp_device_faulted(s->dev);
 }

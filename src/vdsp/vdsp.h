@@ -81,6 +81,8 @@ enum vnpu_status vdsp_session_open(const struct vdsp_session_params *params, str
 void vdsp_session_close(struct vdsp_session *s);
 
 const struct vdsp_target *vdsp_session_target(const struct vdsp_session *s);
+/* Bytes of s's 32-bit address window: the params', else VNPU_WINDOW_MB's, else the target's. */
+size_t vdsp_session_window_size(const struct vdsp_session *s);
 
 /* Submit the request block at offset offset of buf (size bytes; layout in src/htp/htp-msg.h) and wait
  * for its response, written by the NPU into the same block. Calls from several threads are served one at

@@ -2,7 +2,8 @@
  * vnpu-cli on HTP0 against llama.cpp's recorded greedy tokens (../shared/models/reference/greedy.txt):
  * stories260K in F32 and F16 must give the same 40 tokens as on llama.cpp's CPU backend, with every node
  * of the graph either executed on HTP0 or refused by its supports_op with a stated reason (VNPU_VERBOSE).
- * Then the same under strict DMA with six workers; VNPU_OPFILTER, VNPU_OPSTAGE and VNPU_PROFILE at work.
+ * Then the same under strict DMA with six workers, and in an 8 MiB window; VNPU_OPFILTER, VNPU_OPSTAGE and VNPU_PROFILE
+ * at work.
  */
 #include "test-common.h"
 
@@ -105,6 +106,12 @@ static void test_htp_strict_six_workers(void **state) {
     check_greedy_htp("stories260K.gguf", "VNPU_DMA_STRICT=1 VNPU_NHVX=6");
 }
 
+/* An 8 MiB window: the model file's weights are staged in chunks small enough to map next to the pinned buffers. */
+static void test_htp_small_window(void **state) {
+    (void) state;
+    check_greedy_htp("stories260K.gguf", "VNPU_WINDOW_MB=8");
+}
+
 /* VNPU_OPFILTER keeps the matching ops on the CPU, with the filter as the reason. */
 static void test_htp_opfilter(void **state) {
     (void) state;
@@ -161,6 +168,7 @@ int main(void) {
         cmocka_unit_test(test_htp_f32),
         cmocka_unit_test(test_htp_f16),
         cmocka_unit_test(test_htp_strict_six_workers),
+        cmocka_unit_test(test_htp_small_window),
         cmocka_unit_test(test_htp_opfilter),
         cmocka_unit_test(test_htp_opstage_profile),
     };
