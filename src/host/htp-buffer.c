@@ -6,7 +6,8 @@
  *
  * REPACK stores the weights the NPU's matmul kernels read tiled (htp_matmul_tiled_weight: a type with tiled
  * kernels and a shape src/repack takes) in the seed's tiled layout (src/htp/htp-tiles.h): get_alloc_size is
- * repack_nbytes, set_tensor repacks the whole tensor (GGML's flat bytes in), get_tensor unpacks (flat bytes out).
+ * repack_nbytes, set_tensor repacks (GGML's flat bytes in), get_tensor unpacks (flat bytes out), for the tensor
+ * or any range of it, and for views of it (a view's bytes are the flat tensor's from its view offset, as in GGML).
  * Every other tensor is stored flat. Under VNPU_HOSTBUF=1 weights go to HTP<n> and stay flat.
  */
 #include "htp-device-impl.h"
@@ -56,41 +57,75 @@ static int htp_repack_threads(void) {
     return n < 1 ? 1 : n > 16 ? 16 : (int) n;
 }
 
-static enum vnpu_status htp_repack_set_tensor(struct vnpu_buffer *buf, struct vnpu_tensor *t, const void *data,
-                                              size_t offset, size_t size) {
-    if (!htp_repack_tiles(t)) {
-        memcpy((uint8_t *) t->data + offset, data, size);
-        return VNPU_STATUS_OK;
-    }
-    if (offset != 0 || size != vnpu_nbytes(t)) {
-        vnpu_log_error("%s: tensor '%s' is tiled: it is written whole (%zu bytes at 0), not %zu bytes at %zu",
-                       vnpu_buffer_type_name(buf->type), t->name, vnpu_nbytes(t), size, offset);
-        return VNPU_STATUS_BAD_ARG;
-    }
-    return repack_tensor(t->type, t->ne, data, size, t->data, repack_nbytes(t->type, t->ne), htp_repack_threads());
+/* The tensor whose memory t's bytes are (t, or the tensor it views) and where t starts in it. */
+static const struct vnpu_tensor *htp_repack_owner(const struct vnpu_tensor *t, size_t *base) {
+    *base = t->view_src ? t->view_offs : 0;
+    return t->view_src ? t->view_src : t;
 }
 
-static enum vnpu_status htp_repack_get_tensor(struct vnpu_buffer *buf, const struct vnpu_tensor *t, void *data,
-                                              size_t offset, size_t size) {
-    if (!htp_repack_tiles(t)) {
-        memcpy(data, (const uint8_t *) t->data + offset, size);
-        return VNPU_STATUS_OK;
-    }
-    const size_t flat = vnpu_nbytes(t), tiled = repack_nbytes(t->type, t->ne);
-    if (offset == 0 && size == flat) {
-        return repack_unpack_tensor(t->type, t->ne, t->data, tiled, data, flat, htp_repack_threads());
-    }
-    uint8_t *all = malloc(flat);
-    if (!all) {
+/* The flat GGML bytes of tiled tensor t, unpacked into *all, a new allocation the caller frees. Errors (logged):
+ * VNPU_STATUS_NO_MEMORY, repack_unpack_tensor's. */
+static enum vnpu_status htp_repack_unpack_all(struct vnpu_buffer *buf, const struct vnpu_tensor *t, uint8_t **all) {
+    const size_t flat = vnpu_nbytes(t);
+    *all = malloc(flat);
+    if (!*all) {
         vnpu_log_error("%s: cannot allocate %zu bytes to unpack tensor '%s'", vnpu_buffer_type_name(buf->type), flat,
                        t->name);
         return VNPU_STATUS_NO_MEMORY;
     }
-    const enum vnpu_status st = repack_unpack_tensor(t->type, t->ne, t->data, tiled, all, flat, htp_repack_threads());
-    if (st == VNPU_STATUS_OK) {
-        memcpy(data, all + offset, size);
+    const enum vnpu_status st =
+        repack_unpack_tensor(t->type, t->ne, t->data, repack_nbytes(t->type, t->ne), *all, flat, htp_repack_threads());
+    if (st != VNPU_STATUS_OK) {
+        free(*all);
+        *all = NULL;
     }
-    free(all);
+    return st;
+}
+
+/* Bytes [offset, offset + size) of t in GGML's flat layout, t a tiled tensor or a view of one (its bytes those of
+ * the flat tensor from its view offset, as GGML's views are): the whole tensor is tiled at once; anything less
+ * is written into its unpacked bytes, which are tiled again. */
+static enum vnpu_status htp_repack_set_tensor(struct vnpu_buffer *buf, struct vnpu_tensor *t, const void *data,
+                                              size_t offset, size_t size) {
+    size_t base;
+    const struct vnpu_tensor *owner = htp_repack_owner(t, &base);
+    if (!htp_repack_tiles(owner)) {
+        memcpy((uint8_t *) t->data + offset, data, size);
+        return VNPU_STATUS_OK;
+    }
+    const size_t flat = vnpu_nbytes(owner), tiled = repack_nbytes(owner->type, owner->ne);
+    if (base + offset == 0 && size == flat) {
+        return repack_tensor(owner->type, owner->ne, data, size, owner->data, tiled, htp_repack_threads());
+    }
+    uint8_t *all;
+    enum vnpu_status st = htp_repack_unpack_all(buf, owner, &all);
+    if (st == VNPU_STATUS_OK) {
+        memcpy(all + base + offset, data, size);
+        st = repack_tensor(owner->type, owner->ne, all, flat, owner->data, tiled, htp_repack_threads());
+        free(all);
+    }
+    return st;
+}
+
+static enum vnpu_status htp_repack_get_tensor(struct vnpu_buffer *buf, const struct vnpu_tensor *t, void *data,
+                                              size_t offset, size_t size) {
+    size_t base;
+    const struct vnpu_tensor *owner = htp_repack_owner(t, &base);
+    if (!htp_repack_tiles(owner)) {
+        memcpy(data, (const uint8_t *) t->data + offset, size);
+        return VNPU_STATUS_OK;
+    }
+    const size_t flat = vnpu_nbytes(owner);
+    if (base + offset == 0 && size == flat) {
+        return repack_unpack_tensor(owner->type, owner->ne, owner->data, repack_nbytes(owner->type, owner->ne), data,
+                                    flat, htp_repack_threads());
+    }
+    uint8_t *all;
+    const enum vnpu_status st = htp_repack_unpack_all(buf, owner, &all);
+    if (st == VNPU_STATUS_OK) {
+        memcpy(data, all + base + offset, size);
+        free(all);
+    }
     return st;
 }
 

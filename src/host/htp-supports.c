@@ -92,6 +92,22 @@ void htp_node_dims(const struct vnpu_tensor *node, char *dims, size_t dims_size,
     }
 }
 
+/* Whether an operand of node views a weight its REPACK buffer may store tiled (a weight of a tiled type and shape,
+ * unless VNPU_HOSTBUF keeps weights flat): the kernels read tiles of whole weights only, and a view's bytes are the
+ * flat weight's. Static: the view's and the weight's types, shapes and flags. */
+static bool htp_node_views_tiled_weight(const struct htp_device *d, const struct vnpu_tensor *node, char *why,
+                                        size_t size) {
+    for (int s = 0; s < VNPU_MAX_SRC && !d->cfg->hostbuf; s++) {
+        const struct vnpu_tensor *w = node->src[s] ? node->src[s]->view_src : NULL;
+        if (w && (w->flags & VNPU_TENSOR_FLAG_WEIGHT) && htp_matmul_tiled_weight(w->type, w->ne)) {
+            snprintf(why, size, "'%.48s' views weight '%.48s', tiled in %s-REPACK (whole weights only)",
+                     node->src[s]->name, w->name, d->name);
+            return true;
+        }
+    }
+    return false;
+}
+
 bool htp_supports_op(const struct htp_device *d, const struct vnpu_tensor *node) {
     if (vnpu_op_is_empty(node->op)) {
         return true;
@@ -105,7 +121,8 @@ bool htp_supports_op(const struct htp_device *d, const struct vnpu_tensor *node)
     } else if (d->cfg->has_opfilter && regexec(&d->cfg->opfilter, vnpu_op_desc(node), 0, NULL, 0) == 0) {
         snprintf(why, sizeof(why), "kept off the NPU by VNPU_OPFILTER '%s'", d->cfg->opfilter_s);
     } else {
-        ok = htp_node_fits_message(node, why, sizeof(why)) && family->supports(d, node, opcode, why, sizeof(why));
+        ok = !htp_node_views_tiled_weight(d, node, why, sizeof(why)) && htp_node_fits_message(node, why, sizeof(why)) &&
+             family->supports(d, node, opcode, why, sizeof(why));
     }
     if (d->cfg->verbose) {
         char dims[256], types[128];
