@@ -10,51 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The "key: values" line of a model's section in greedy.txt, parsed as integers. */
-static int greedy_field(const char *model, const char *key, int *ids, int max) {
-    char *text = test_read_file(test_model_path("reference/greedy.txt"), NULL);
-    assert_non_null(text);
-    char header[256];
-    snprintf(header, sizeof(header), "### model: %s\n", model);
-    const char *section = strstr(text, header);
-    assert_non_null(section);
-    char k[64];
-    snprintf(k, sizeof(k), "\n%s:", key);
-    const char *line = strstr(section, k);
-    assert_non_null(line);
-    line += strlen(k);
-    int n = 0;
-    char *end;
-    for (long v = strtol(line, &end, 10); end != line && n < max; v = strtol(line, &end, 10)) {
-        ids[n++] = (int) v;
-        line = end;
-    }
-    free(text);
-    return n;
-}
-
-/* The ids of a "<what>: 1 2 3" line on vnpu-cli's stderr. */
-static int ids_line(const char *err, const char *what, int *ids, int max) {
-    char k[64];
-    snprintf(k, sizeof(k), "%s:", what);
-    const char *line = strstr(err, k);
-    if (!line) {
-        return -1;
-    }
-    line += strlen(k);
-    int n = 0;
-    char *end;
-    for (long v = strtol(line, &end, 10); end != line && *line != '\n' && n < max; v = strtol(line, &end, 10)) {
-        ids[n++] = (int) v;
-        line = end;
-    }
-    return n;
-}
-
 static void check_greedy(const char *model, const char *extra) {
     int want[64], want_prompt[16];
-    const int n_want = greedy_field(model, "greedy_tokens", want, 64);
-    const int n_want_prompt = greedy_field(model, "prompt_tokens", want_prompt, 16);
+    const int n_want = test_greedy_ids(model, "greedy_tokens", want, 64);
+    const int n_want_prompt = test_greedy_ids(model, "prompt_tokens", want_prompt, 16);
     assert_int_equal(n_want, 40);
 
     char *out = NULL, *err = NULL;
@@ -65,9 +24,9 @@ static void check_greedy(const char *model, const char *extra) {
         fail_msg("vnpu-cli exited %d:\n%s", rc, err);
     }
     int got[64], got_prompt[16];
-    assert_int_equal(ids_line(err, "prompt ids", got_prompt, 16), n_want_prompt);
+    assert_int_equal(test_parse_ids(err, "prompt ids", got_prompt, 16), n_want_prompt);
     assert_memory_equal(got_prompt, want_prompt, sizeof(int) * (size_t) n_want_prompt);
-    const int n_got = ids_line(err, "generated ids", got, 64);
+    const int n_got = test_parse_ids(err, "generated ids", got, 64);
     for (int i = 0; i < n_want; i++) {
         if (i >= n_got || got[i] != want[i]) {
             fail_msg("%s %s: token %d is %d, llama.cpp's is %d\nstdout: %s", model, extra, i, i < n_got ? got[i] : -1,

@@ -11,19 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The tokens line key of model's section in greedy.txt. */
-static int greedy_ref(const char *model, const char *key, int *ids, int max) {
-    char *text = test_read_file(test_model_path("reference/greedy.txt"), NULL);
-    assert_non_null(text);
-    char header[256];
-    snprintf(header, sizeof(header), "### model: %s\n", model);
-    const char *section = strstr(text, header);
-    assert_non_null(section);
-    const int n = test_parse_ids(section, key, ids, max);
-    free(text);
-    return n;
-}
-
 /* Every "supports-op" line is a yes, or a no with a reason; every node said yes to ran in an execute-op
  * line (a fused pair is named "first+second"). Returns the number of nodes executed. */
 static int check_coverage(const char *err) {
@@ -65,8 +52,8 @@ static int check_coverage(const char *err) {
 
 static void check_greedy_htp(const char *model, const char *env) {
     int want[64], want_prompt[16], got[64], got_prompt[16];
-    const int n_want = greedy_ref(model, "greedy_tokens", want, 64);
-    const int n_want_prompt = greedy_ref(model, "prompt_tokens", want_prompt, 16);
+    const int n_want = test_greedy_ids(model, "greedy_tokens", want, 64);
+    const int n_want_prompt = test_greedy_ids(model, "prompt_tokens", want_prompt, 16);
     assert_int_equal(n_want, 40);
     char *err = NULL;
     const int rc = test_run(NULL, &err,
@@ -76,9 +63,9 @@ static void check_greedy_htp(const char *model, const char *env) {
     if (rc != 0) {
         fail_msg("vnpu-cli exited %d:\n%.4000s", rc, err);
     }
-    assert_int_equal(test_parse_ids(strstr(err, "prompt ids:"), "prompt ids", got_prompt, 16), n_want_prompt);
+    assert_int_equal(test_parse_ids(err, "prompt ids", got_prompt, 16), n_want_prompt);
     assert_memory_equal(got_prompt, want_prompt, sizeof(int) * (size_t) n_want_prompt);
-    const int n_got = test_parse_ids(strstr(err, "generated ids:"), "generated ids", got, 64);
+    const int n_got = test_parse_ids(err, "generated ids", got, 64);
     for (int i = 0; i < n_want; i++) {
         if (i >= n_got || got[i] != want[i]) {
             fail_msg("%s on HTP0 (%s): token %d is %d, llama.cpp's is %d", model, env, i, i < n_got ? got[i] : -1,
@@ -147,10 +134,10 @@ static char *run_env(const char *env) {
 static void test_htp_opstage_profile(void **state) {
     (void) state;
     int want[64], got[64];
-    assert_int_equal(greedy_ref("stories260K.gguf", "greedy_tokens", want, 64), 40);
+    assert_int_equal(test_greedy_ids("stories260K.gguf", "greedy_tokens", want, 64), 40);
     char *err = run_env("VNPU_VERBOSE=1 VNPU_OPSTAGE=1");
     assert_non_null(strstr(err, " execute-op "));
-    assert_int_equal(test_parse_ids(strstr(err, "generated ids:"), "generated ids", got, 64), 8);
+    assert_int_equal(test_parse_ids(err, "generated ids", got, 64), 8);
     assert_memory_not_equal(got, want, 8 * sizeof(int));
     free(err);
     err = run_env("VNPU_VERBOSE=1 VNPU_OPSTAGE=0");
