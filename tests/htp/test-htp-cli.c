@@ -2,8 +2,8 @@
  * vnpu-cli on HTP0 against llama.cpp's recorded greedy tokens (../shared/models/reference/greedy.txt):
  * stories260K in F32 and F16 must give the same 40 tokens as on llama.cpp's CPU backend, with every node
  * of the graph either executed on HTP0 or refused by its supports_op with a stated reason (VNPU_VERBOSE).
- * Then the same under strict DMA with six workers, and in an 8 MiB window; VNPU_OPFILTER, VNPU_OPSTAGE and VNPU_PROFILE
- * at work.
+ * Then the same under strict DMA with six workers, in an 8 MiB window, and on HTP0,HTP1 splitting the layers;
+ * VNPU_OPFILTER, VNPU_OPSTAGE and VNPU_PROFILE at work.
  */
 #include "test-common.h"
 
@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every "supports-op" line is a yes, or a no with a reason; every node said yes to ran in an execute-op
- * line (a fused pair is named "first+second"). Returns the number of nodes executed. */
-static int check_coverage(const char *err) {
+/* Every "supports-op" line of device dev is a yes, or a no with a reason; every node it said yes to ran in one
+ * of its execute-op lines (a fused pair is named "first+second"). Returns the number of nodes executed. */
+static int check_coverage(const char *err, const char *dev) {
     int executed = 0;
-    for (const char *line = strstr(err, "vnpu-htp: HTP0 supports-op "); line;
-         line = strstr(line + 1, "vnpu-htp: HTP0 supports-op ")) {
+    char supports[64], execute[64];
+    snprintf(supports, sizeof(supports), "vnpu-htp: %s supports-op ", dev);
+    snprintf(execute, sizeof(execute), "vnpu-htp: %s execute-op ", dev);
+    for (const char *line = strstr(err, supports); line; line = strstr(line + 1, supports)) {
         const char *eol = strchr(line, '\n');
         const size_t len = eol ? (size_t) (eol - line) : strlen(line);
         char buf[512];
@@ -27,7 +29,7 @@ static int check_coverage(const char *err) {
         if (len < 6 || strcmp(buf + len - 6, " : yes") != 0) {
             fail_msg("a supports-op line neither yes nor no with a reason: %s", buf);
         }
-        char name[128]; /* "vnpu-htp: HTP0 supports-op OP : name : ..." */
+        char name[128]; /* "vnpu-htp: HTPn supports-op OP : name : ..." */
         const char *n0 = strstr(buf, " : ") + 3;
         snprintf(name, sizeof(name), "%.*s", (int) (strstr(n0, " : ") - n0), n0);
         char pattern[160], fused_first[160], fused_second[160];
@@ -35,7 +37,7 @@ static int check_coverage(const char *err) {
         snprintf(fused_first, sizeof(fused_first), " : %s+", name);
         snprintf(fused_second, sizeof(fused_second), "+%s : ", name);
         bool ran = false;
-        for (const char *x = strstr(err, " execute-op "); x && !ran; x = strstr(x + 1, " execute-op ")) {
+        for (const char *x = strstr(err, execute); x && !ran; x = strstr(x + 1, execute)) {
             const char *xe = strchr(x, '\n');
             const size_t xl = xe ? (size_t) (xe - x) : strlen(x);
             char xb[512];
@@ -43,14 +45,16 @@ static int check_coverage(const char *err) {
             ran = strstr(xb, pattern) || strstr(xb, fused_first) || strstr(xb, fused_second);
         }
         if (!ran) {
-            fail_msg("node '%s' was accepted by HTP0 but never executed there", name);
+            fail_msg("node '%s' was accepted by %s but never executed there", name, dev);
         }
         executed++;
     }
     return executed;
 }
 
-static void check_greedy_htp(const char *model, const char *env) {
+/* vnpu-cli on devices (a --device list of HTP devices) under env gives llama.cpp's 40 greedy tokens of model,
+ * each device executing what it accepts; returns its stderr. */
+static char *check_greedy_htp_on(const char *model, const char *env, const char *devices) {
     int want[64], want_prompt[16], got[64], got_prompt[16];
     const int n_want = test_greedy_ids(model, "greedy_tokens", want, 64);
     const int n_want_prompt = test_greedy_ids(model, "prompt_tokens", want_prompt, 16);
@@ -58,8 +62,8 @@ static void check_greedy_htp(const char *model, const char *env) {
     char *err = NULL;
     const int rc = test_run(NULL, &err,
                             "VNPU_VERBOSE=1 %s %s/vnpu-cli -m %s -p 'Once upon a time' -n 40 --temp 0 -t 2 "
-                            "--device HTP0 --print-token-ids",
-                            env, test_tools_dir(), test_model_path(model));
+                            "--device %s --print-token-ids",
+                            env, test_tools_dir(), test_model_path(model), devices);
     if (rc != 0) {
         fail_msg("vnpu-cli exited %d:\n%.4000s", rc, err);
     }
@@ -68,14 +72,23 @@ static void check_greedy_htp(const char *model, const char *env) {
     const int n_got = test_parse_ids(err, "generated ids", got, 64);
     for (int i = 0; i < n_want; i++) {
         if (i >= n_got || got[i] != want[i]) {
-            fail_msg("%s on HTP0 (%s): token %d is %d, llama.cpp's is %d", model, env, i, i < n_got ? got[i] : -1,
-                     want[i]);
+            fail_msg("%s on %s (%s): token %d is %d, llama.cpp's is %d", model, devices, env, i,
+                     i < n_got ? got[i] : -1, want[i]);
         }
     }
-    const int executed = check_coverage(err);
-    printf("%s on HTP0 (%s): 40 tokens as llama.cpp, %d accepted nodes all executed\n", model, env, executed);
-    assert_true(executed > 0);
-    free(err);
+    for (const char *dev = devices; *dev; dev += strcspn(dev, ",") + (dev[strcspn(dev, ",")] == ',')) {
+        char name[16];
+        snprintf(name, sizeof(name), "%.*s", (int) strcspn(dev, ","), dev);
+        const int executed = check_coverage(err, name);
+        printf("%s on %s (%s): 40 tokens as llama.cpp, %d nodes accepted by %s all executed there\n", model, devices,
+               env, executed, name);
+        assert_true(executed > 0);
+    }
+    return err;
+}
+
+static void check_greedy_htp(const char *model, const char *env) {
+    free(check_greedy_htp_on(model, env, "HTP0"));
 }
 
 static void test_htp_f32(void **state) {
@@ -97,6 +110,35 @@ static void test_htp_strict_six_workers(void **state) {
 static void test_htp_small_window(void **state) {
     (void) state;
     check_greedy_htp("stories260K.gguf", "VNPU_WINDOW_MB=8");
+}
+
+/* Whether some execute-op line of dev names a node of layer il ("<what>-<il> : "). */
+static bool executed_layer(const char *err, const char *dev, int il) {
+    char execute[64], suffix[16];
+    snprintf(execute, sizeof(execute), "vnpu-htp: %s execute-op ", dev);
+    snprintf(suffix, sizeof(suffix), "-%d : ", il);
+    for (const char *x = strstr(err, execute); x; x = strstr(x + 1, execute)) {
+        const char *eol = strchr(x, '\n');
+        const char *hit = strstr(x, suffix);
+        if (hit && (!eol || hit < eol)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Two devices split the five layers as llama.cpp's --split-mode layer does with equal shares: layers 0..2 on
+ * HTP0, 3..4 on HTP1 (which also runs the output), the tokens still llama.cpp's. */
+static void test_htp_layer_split(void **state) {
+    (void) state;
+    char *err = check_greedy_htp_on("stories260K.gguf", "VNPU_NDEV=2", "HTP0,HTP1");
+    for (int il = 0; il < 5; il++) {
+        const char *dev = il < 3 ? "HTP0" : "HTP1", *other = il < 3 ? "HTP1" : "HTP0";
+        if (!executed_layer(err, dev, il) || executed_layer(err, other, il)) {
+            fail_msg("layer %d should run on %s only:\n%.4000s", il, dev, err);
+        }
+    }
+    free(err);
 }
 
 /* VNPU_OPFILTER keeps the matching ops on the CPU, with the filter as the reason. */
@@ -156,6 +198,7 @@ int main(void) {
         cmocka_unit_test(test_htp_f16),
         cmocka_unit_test(test_htp_strict_six_workers),
         cmocka_unit_test(test_htp_small_window),
+        cmocka_unit_test(test_htp_layer_split),
         cmocka_unit_test(test_htp_opfilter),
         cmocka_unit_test(test_htp_opstage_profile),
     };
