@@ -254,8 +254,8 @@ static uint32_t matmul_id_check(struct matmul_id_ctx *c, const struct htp_ctx *c
     }
     if (kp->n_threads == 0 || kp->n_threads > ctx->n_threads || kp->n_act_threads == 0 ||
         kp->n_act_threads > kp->n_threads || kp->n_prefetch == 0 || kp->n_prefetch > MATMUL_MAX_PREFETCH ||
-        kp->tokens_chunk == 0 || kp->cols_chunk != kp->tokens_chunk * ne11 ||
-        kp->pairs_chunk != kp->tokens_chunk * n_used || kp->pairs_chunk > MATMUL_ID_MAX_PAIRS ||
+        kp->tokens_chunk == 0 || kp->cols_chunk != (uint64_t) kp->tokens_chunk * ne11 ||
+        kp->pairs_chunk != (uint64_t) kp->tokens_chunk * n_used || kp->pairs_chunk > MATMUL_ID_MAX_PAIRS ||
         kp->n_col_tiles != htp_tile_n_col_tiles(ne01) || kp->stage_size < ne00 * 4 || kp->stage_size % HEX_VLEN ||
         kp->act_row_size % HEX_VLEN || kp->wrow_size % HEX_VLEN) {
         return HTP_STATUS_INVAL_PARAMS;
