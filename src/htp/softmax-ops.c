@@ -25,7 +25,9 @@
 
 #include <stdbool.h>
 
-#define SOFTMAX_NEG_INF ((int32_t) 0xFF800000) /* -inf as f32 bits */
+#define SOFTMAX_NEG_INF     ((int32_t) 0xFF800000) /* -inf as f32 bits */
+#define SOFTMAX_POS_INF     ((int32_t) 0x7F800000) /* +inf as f32 bits */
+#define SOFTMAX_NEG_INF_KEY ((int32_t) 0x807FFFFF) /* the order key of -inf (hvx_vec_f32_order_key) */
 
 struct softmax_ctx {
     struct htp_op_ctx *octx;
@@ -108,24 +110,34 @@ static inline HVX_Vector softmax_logits(HVX_Vector x, const HVX_Vector *mask, HV
     return n >= HVX_F32_PER_VEC ? w : Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (n * 4)), w, Q6_V_vsplat_R(SOFTMAX_NEG_INF));
 }
 
-/* Pass 1 of a row: the logits into y, their maximum returned (in every lane). */
+/* Fold logits w into the running maximum (order keys, hvx-f32-math.h) of the non-NaN lanes and the running maximum
+ * of |w|'s bits, which is above +inf's when a lane held a NaN. */
+static inline void softmax_max_step(HVX_Vector w, HVX_Vector *kmax, HVX_Vector *amax) {
+    const HVX_Vector a = Q6_V_vand_VV(w, Q6_V_vsplat_R(0x7FFFFFFF));
+    const HVX_VectorPred nan = Q6_Q_vcmp_gt_VwVw(a, Q6_V_vsplat_R(SOFTMAX_POS_INF));
+    *amax = Q6_Vw_vmax_VwVw(*amax, a);
+    *kmax = Q6_Vw_vmax_VwVw(*kmax, Q6_V_vmux_QVV(nan, Q6_V_vsplat_R(SOFTMAX_NEG_INF_KEY), hvx_vec_f32_order_key(w)));
+}
+
+/* Pass 1 of a row: the logits into y; returned, the maximum of those that are not NaN (in every lane, -inf when
+ * none is), and in *has_nan whether one is. */
 static HVX_Vector softmax_row_logits(const struct softmax_ctx *c, HVX_Vector *restrict y, const HVX_Vector *restrict x,
-                                     const HVX_Vector *restrict m, float slope) {
+                                     const HVX_Vector *restrict m, float slope, bool *has_nan) {
     const uint32_t ne00 = c->src->ne[0], nvec = c->l.row_stride / HEX_VLEN;
     const HVX_Vector scale = hvx_vec_splat_f32(c->kp->scale), vslope = hvx_vec_splat_f32(slope);
-    HVX_Vector kmax = hvx_vec_f32_order_key(Q6_V_vsplat_R(SOFTMAX_NEG_INF)); /* order keys: hvx-f32-math.h */
+    HVX_Vector kmax = Q6_V_vsplat_R(SOFTMAX_NEG_INF_KEY), amax = Q6_V_vzero();
     if (c->mask && c->mask->type == HTP_TYPE_F16) {
         for (uint32_t i = 0; i < nvec; i += 2) {
             const HVX_VectorPair mf = hvx_vec_f16_to_f32(hvx_vmem_ld(m + i / 2));
             const HVX_Vector m0 = Q6_V_lo_W(mf), m1 = Q6_V_hi_W(mf);
             const HVX_Vector w0 = softmax_logits(hvx_vmem_ld(x + i), &m0, scale, vslope, ne00 - i * HVX_F32_PER_VEC);
             hvx_vmem_st(y + i, w0);
-            kmax = Q6_Vw_vmax_VwVw(kmax, hvx_vec_f32_order_key(w0));
+            softmax_max_step(w0, &kmax, &amax);
             if (i + 1 < nvec) {
                 const HVX_Vector w1 =
                     softmax_logits(hvx_vmem_ld(x + i + 1), &m1, scale, vslope, ne00 - (i + 1) * HVX_F32_PER_VEC);
                 hvx_vmem_st(y + i + 1, w1);
-                kmax = Q6_Vw_vmax_VwVw(kmax, hvx_vec_f32_order_key(w1));
+                softmax_max_step(w1, &kmax, &amax);
             }
         }
     } else {
@@ -134,9 +146,13 @@ static HVX_Vector softmax_row_logits(const struct softmax_ctx *c, HVX_Vector *re
             const HVX_Vector w =
                 softmax_logits(hvx_vmem_ld(x + i), m ? &mv : NULL, scale, vslope, ne00 - i * HVX_F32_PER_VEC);
             hvx_vmem_st(y + i, w);
-            kmax = Q6_Vw_vmax_VwVw(kmax, hvx_vec_f32_order_key(w));
+            softmax_max_step(w, &kmax, &amax);
         }
     }
+    for (int bytes = 64; bytes >= 4; bytes >>= 1) {
+        amax = Q6_Vw_vmax_VwVw(amax, Q6_V_vror_VR(amax, bytes));
+    }
+    *has_nan = Q6_R_vextract_VR(amax, 0) > SOFTMAX_POS_INF;
     return hvx_vec_reduce_max_f32(hvx_vec_f32_order_key(kmax));
 }
 
@@ -150,10 +166,15 @@ static void softmax_compute(const struct softmax_ctx *c, uint8_t *dst, const uin
         HVX_Vector *restrict y = (HVX_Vector *) (dst + r * c->l.row_stride);
         const HVX_Vector *x = (const HVX_Vector *) (src + r * c->l.row_stride);
         const HVX_Vector *m = mask ? (const HVX_Vector *) (mask + r * c->l.mask_stride) : NULL;
-        const HVX_Vector vmax = softmax_row_logits(c, y, x, m, slope);
-        if (Q6_R_vextract_VR(vmax, 0) == SOFTMAX_NEG_INF) { /* every logit -inf: zeros */
+        bool has_nan;
+        const HVX_Vector vmax = softmax_row_logits(c, y, x, m, slope, &has_nan);
+        const int32_t max_bits = Q6_R_vextract_VR(vmax, 0);
+        if (max_bits == SOFTMAX_NEG_INF || max_bits == SOFTMAX_POS_INF || has_nan) {
+            /* as the CPU: every logit -inf (or NaN) gives zeros; else a NaN, or a +inf (e^(inf - inf)), makes the
+             * sum and so the whole row NaN */
+            const HVX_Vector fill = max_bits == SOFTMAX_NEG_INF ? Q6_V_vzero() : Q6_V_vsplat_R(0x7FFFFFFF);
             for (uint32_t i = 0; i < nvec; i++) {
-                hvx_vmem_st(y + i, Q6_V_vzero());
+                hvx_vmem_st(y + i, fill);
             }
             continue;
         }

@@ -722,6 +722,17 @@ const struct ops_case ops_cases[] = {
     {"SWIGLU", {64, 20, 3, 1}, {64, 20, 3, 1}, .inplace = true, .nmse_max = NMSE_F32},
     {"SWIGLU", {4096, 67, 1, 1}, {4096, 67, 1, 1}, .nmse_max = NMSE_F32},
     {"SWIGLU", {128, 1000, 3, 1}, {128, 1000, 3, 1}, .nmse_max = NMSE_F32},
+    /* NaN and inf semantics against the CPU reference: sigmoid's saturation, inf and NaN logits, overflowing
+     * inputs (with rows masked entirely by -inf in the tables above) */
+    {"SWIGLU", {4099, 2, 1, 1}, {4099, 2, 1, 1}, .nmse_max = NMSE_F32, .in_scale = 1e30f},
+    {"SWIGLU", {64, 3, 1, 1}, {64, 3, 1, 1}, .nmse_max = NMSE_F32, .in_scale = INFINITY},
+    {"SWIGLU", {64, 3, 1, 1}, {64, 3, 1, 1}, .nmse_max = NMSE_F32, .in_scale = NAN},
+    {"SILU", {4099, 2, 1, 1}, .nmse_max = NMSE_F32, .in_scale = 1e30f},
+    {"SILU", {64, 3, 1, 1}, .nmse_max = NMSE_F32, .in_scale = INFINITY},
+    {"GELU", {64, 3, 1, 1}, .nmse_max = NMSE_F32, .in_scale = INFINITY},
+    {"SOFT_MAX", {64, 7, 8, 1}, {64, 7, 1, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_F32, .in_scale = INFINITY},
+    {"SOFT_MAX", {64, 7, 8, 1}, {64, 7, 1, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_F32, .in_scale = NAN},
+    {"SOFT_MAX", {33, 31, 5, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32, .in_scale = 1e38f},
     ROPE_ROWS,
     SOFT_MAX_ROWS,
     ATTN_ROWS,
