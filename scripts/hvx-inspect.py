@@ -17,8 +17,12 @@ without which HVX packets print as <unknown>), and reports per function:
 
 The seed's "Binary Inspection and Spill Analysis" asks for zero in-loop vector spills and no promotions
 in compute kernels; --strict makes either an error (exit 1) for the functions --func selects.
+--allow FUNC=N lets FUNC keep up to N in-loop vector spills (each allowance carries its reason where it is
+given, scripts/ci-hvx.sh); under --strict an allowance above the count found is an error too, so the list
+only ever shrinks.
 
-  hvx-inspect.py [--spills] [--promotions] [--strict] [--func REGEX] [--arch 68] [SOURCE|OBJECT ...]
+  hvx-inspect.py [--spills] [--promotions] [--strict] [--func REGEX] [--allow FUNC=N ...] [--arch 68]
+                 [SOURCE|OBJECT ...]
   hvx-inspect.py --disasm FUNC [SOURCE ...]   annotated disassembly: loop depth, spills, promotions
 
 Without SOURCE it inspects src/htp/*.c and src/hvx/*.c of this repository. Exit status: 0 clean (or not
@@ -189,10 +193,11 @@ def analyse(fn):
                     fn.findings.append(Finding(insn.addr, "float helper call " + sym, body, loop))
 
 
-def violations(fn, spills, promotions):
+def violations(fn, spills, promotions, allowed=0):
     out = []
+    in_loop_spills = fn.count("vector spill store", True) + fn.count("vector spill load", True)
     for f in fn.findings:
-        if spills and f.kind.startswith("vector spill") and f.in_loop:
+        if spills and f.kind.startswith("vector spill") and f.in_loop and in_loop_spills > allowed:
             out.append(f)
         if promotions and (f.kind in ("single-to-double conversion", "double arithmetic")
                            or f.kind.startswith("float helper call")):
@@ -272,6 +277,8 @@ def main():
     ap.add_argument("--promotions", action="store_true", help="check float promotions")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a selected function has a violation")
     ap.add_argument("--func", default="", help="regular expression selecting the functions checked")
+    ap.add_argument("--allow", metavar="FUNC=N", action="append", default=[],
+                    help="FUNC may keep up to N in-loop vector spills (exactly N under --strict)")
     ap.add_argument("--disasm", metavar="FUNC", help="print FUNC's annotated disassembly")
     ap.add_argument("--arch", default="68", choices=["68", "69"], help="Hexagon/HVX version (default 68)")
     ap.add_argument("--opt", default="-O2", help="optimisation flag (default -O2)")
@@ -293,18 +300,29 @@ def main():
             print_disasm(fn)
         return 0
 
+    allow = {}
+    for a in args.allow:
+        name, _, n = a.partition("=")
+        if not n.isdigit():
+            print(f"hvx-inspect: --allow {a}: expected FUNC=N", file=sys.stderr)
+            return 2
+        allow[name] = int(n)
     select = re.compile(args.func)
     checked = [fn for fn in funcs if select.search(fn.name)]
     total = 0
+    stale = []
     for fn in checked:
-        bad = violations(fn, args.spills, args.promotions)
+        allowed = allow.get(fn.name, 0) if args.spills else 0
+        bad = violations(fn, args.spills, args.promotions, allowed)
         total += len(bad)
         vs = fn.count("vector spill store", True) + fn.count("vector spill load", True)
+        if vs < allowed:
+            stale.append(f"{fn.name}: {vs} in-loop vector spills, {allowed} allowed: lower its allowance to {vs}")
         vs_all = fn.count("vector spill store") + fn.count("vector spill load")
         ss = fn.count("scalar stack access", True)
         pr = sum(1 for f in fn.findings if f.kind in ("single-to-double conversion", "double arithmetic")
                  or f.kind.startswith("float helper call"))
-        status = "FAIL" if bad else "ok"
+        status = "FAIL" if bad else "ok" if vs == 0 or not args.spills else f"ok ({allowed} allowed)"
         print(f"{status:4} {fn.source}: {fn.name}: {len(fn.loops)} loops, {vs} in-loop vector spills "
               f"({vs_all} in all), {ss} in-loop scalar stack accesses, {pr} float promotions")
         for f in bad[:SHOW]:
@@ -313,9 +331,14 @@ def main():
             print(f"       ... and {len(bad) - SHOW} more (--disasm {fn.name} shows them all)")
     what = " and ".join(w for w, on in (("in-loop vector spills", args.spills), ("float promotions", args.promotions))
                         if on)
+    missing = sorted(set(allow) - {fn.name for fn in checked})
+    stale += [f"{name}: allowed spills, but no such function is checked" for name in missing]
+    for line in stale:
+        print(f"STALE {line}")
     print(f"hvx-inspect: {len(checked)} functions checked for {what} (v{args.arch}"
-          f"{', --func ' + args.func if args.func else ''}): {total} violations")
-    return 1 if args.strict and total else 0
+          f"{', --func ' + args.func if args.func else ''}): {total} violations"
+          f"{f', {len(stale)} stale allowances' if stale else ''}")
+    return 1 if args.strict and (total or stale) else 0
 
 
 if __name__ == "__main__":

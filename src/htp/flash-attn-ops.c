@@ -155,41 +155,47 @@ static inline HVX_Vector fa_fold(HVX_Vector a, HVX_Vector b) {
     return hvx_vec_add_f32(Q6_V_lo_W(d), Q6_V_hi_W(d));
 }
 
-/* q . k_j for keys j = 0..n-1 of k (rows k_stride apart; 1 <= n <= 32) in lane j, 0 in the lanes from n on.
- * A binary counter over the keys folds equal levels as they fill; with n < 32 the levels still open are then
- * closed from the lowest up, each next to the keys that do not exist (zeros), so a short block costs n - 1 + 5
- * folds instead of 31. */
-static HVX_Vector fa_scores32(const HVX_Vector *restrict q, const uint8_t *k, uint32_t k_stride, uint32_t dvec,
-                              uint32_t n) {
-    HVX_Vector level[5], v = Q6_V_vzero();
-    for (uint32_t j = 0; j < n; j++) {
-        const HVX_Vector *restrict kr = (const HVX_Vector *) (k + j * k_stride);
-        v = hvx_vec_mul_f32(hvx_vmem_ld(q), hvx_vmem_ld(kr));
-        for (uint32_t i = 1; i < dvec; i++) {
-            v = hvx_vec_add_f32(v, hvx_vec_mul_f32(hvx_vmem_ld(q + i), hvx_vmem_ld(kr + i)));
-        }
-        uint32_t lv = 0;
-        for (; j & (1u << lv); lv++) {
-            v = fa_fold(level[lv], v);
-        }
-        if (lv < 5) {
-            level[lv] = v;
-        }
+/* The keys' dot products folded by a fixed tree: fa_keys<L>(j) holds keys j..j + 2^L - 1 (their partial sums, folded
+ * L times), built depth first from two fa_keys<L-1>, so at most one vector per level is live and none is kept in
+ * memory (a binary counter over the keys needs its open levels in an indexed array, on the stack). Keys from n on
+ * are zeros, and a subtree that starts past n is one. */
+struct fa_keys {
+    const HVX_Vector *q;
+    const uint8_t *k;
+    uint32_t k_stride, dvec, n;
+};
+
+static inline __attribute__((always_inline)) HVX_Vector fa_keys0(const struct fa_keys *a, uint32_t j) {
+    if (j >= a->n) {
+        return Q6_V_vzero();
     }
-    if (n == HVX_F32_PER_VEC) {
-        return v;
-    }
-    bool carrying = false; /* v: the keys of the open levels below lv, as a vector of level lv */
-    for (uint32_t lv = 0; lv < 5; lv++) {
-        const bool open = (n >> lv) & 1;
-        if (carrying) {
-            v = open ? fa_fold(level[lv], v) : fa_fold(v, Q6_V_vzero());
-        } else if (open) {
-            v = fa_fold(level[lv], Q6_V_vzero());
-            carrying = true;
-        }
+    const HVX_Vector *restrict kr = (const HVX_Vector *) (a->k + j * a->k_stride);
+    HVX_Vector v = hvx_vec_mul_f32(hvx_vmem_ld(a->q), hvx_vmem_ld(kr));
+    for (uint32_t i = 1; i < a->dvec; i++) {
+        v = hvx_vec_add_f32(v, hvx_vec_mul_f32(hvx_vmem_ld(a->q + i), hvx_vmem_ld(kr + i)));
     }
     return v;
+}
+
+#define FA_KEYS_LEVEL(L, LOWER)                                                                               \
+    static inline __attribute__((always_inline)) HVX_Vector fa_keys##L(const struct fa_keys *a, uint32_t j) { \
+        if (j >= a->n) {                                                                                      \
+            return Q6_V_vzero();                                                                              \
+        }                                                                                                     \
+        const HVX_Vector lo = fa_keys##LOWER(a, j);                                                           \
+        return fa_fold(lo, fa_keys##LOWER(a, j + (1u << ((L) -1))));                                          \
+    }
+FA_KEYS_LEVEL(1, 0)
+FA_KEYS_LEVEL(2, 1)
+FA_KEYS_LEVEL(3, 2)
+FA_KEYS_LEVEL(4, 3)
+FA_KEYS_LEVEL(5, 4)
+
+/* q . k_j for keys j = 0..n-1 of k (rows k_stride apart; 1 <= n <= 32) in lane j, 0 in the lanes from n on. */
+static HVX_Vector fa_scores32(const HVX_Vector *restrict q, const uint8_t *k, uint32_t k_stride, uint32_t dvec,
+                              uint32_t n) {
+    const struct fa_keys a = {q, k, k_stride, dvec, n};
+    return fa_keys5(&a, 0);
 }
 
 /* Rows of n elements, row_stride apart: lanes from n on set to 0 in each row's last vector (junk otherwise, NaN
@@ -236,9 +242,31 @@ static inline HVX_Vector fa_mask32(const struct fa_ctx *c, const uint8_t *row, u
     return hvx_vmem_ld(row + chunk * HEX_VLEN);
 }
 
+/* O[i0 .. i0 + nv) = O corr + sum_j p_j v_j[i0 .. i0 + nv) (nv a constant where it is inlined: 1 or FA_PV_VECS). */
+static inline __attribute__((always_inline)) void fa_pv_group(const struct fa_thread *t, const struct fa_task *k,
+                                                              const uint8_t *vf, HVX_Vector corr, HVX_Vector *o,
+                                                              uint32_t i0, uint32_t nv) {
+    const uint32_t vf_stride = t->c->l.vf_stride;
+    HVX_Vector acc[FA_PV_VECS];
+    for (uint32_t u = 0; u < nv; u++) {
+        acc[u] = hvx_vec_mul_f32(hvx_vmem_ld(o + u), corr);
+    }
+    for (uint32_t j = 0; j < k->nk; j++) {
+        const HVX_Vector pj = hvx_vec_splat_f32(hvx_lane_get_f32(t->p, j));
+        const HVX_Vector *vr = (const HVX_Vector *) (vf + j * vf_stride) + i0;
+        for (uint32_t u = 0; u < nv; u++) {
+            acc[u] = hvx_vec_add_f32(acc[u], hvx_vec_mul_f32(pj, hvx_vmem_ld(vr + u)));
+        }
+    }
+    for (uint32_t u = 0; u < nv; u++) {
+        hvx_vmem_st(o + u, acc[u]);
+    }
+}
+
 /* One query row against the task's keys: scores, online softmax update of m, l, o. */
-static void fa_row(struct fa_thread *t, const struct fa_task *k, const HVX_Vector *q, const uint8_t *kf,
-                   const uint8_t *vf, const uint8_t *mrow, float slope, HVX_Vector *m, HVX_Vector *l, HVX_Vector *o) {
+static HEX_NOINLINE void fa_compute_row(struct fa_thread *t, const struct fa_task *k, const HVX_Vector *q,
+                                        const uint8_t *kf, const uint8_t *vf, const uint8_t *mrow, float slope,
+                                        HVX_Vector *m, HVX_Vector *l, HVX_Vector *o) {
     const struct fa_ctx *c = t->c;
     const struct flash_attn_kparams *kp = c->kp;
     const struct flash_attn_layout *lay = &c->l;
@@ -275,31 +303,21 @@ static void fa_row(struct fa_thread *t, const struct fa_task *k, const HVX_Vecto
     hvx_vmem_st(m, m_new);
     hvx_vmem_st(l, hvx_vec_add_f32(hvx_vec_mul_f32(hvx_vmem_ld(l), corr), hvx_vec_reduce_sum_f32(sum)));
 
-    /* O = O corr + sum_j p_j v_j, four output vectors at a time held in registers over the keys, p_j spread
-     * over a vector once per key and group */
+    /* O = O corr + sum_j p_j v_j, FA_PV_VECS output vectors at a time held in registers over the keys (a group of
+     * constant size, so the accumulators stay registers), then the vectors left one at a time */
     const uint32_t ovec = lay->o_stride / HEX_VLEN;
-    for (uint32_t i0 = 0; i0 < ovec; i0 += FA_PV_VECS) {
-        const uint32_t nv = HEX_MIN(FA_PV_VECS, ovec - i0);
-        HVX_Vector acc[FA_PV_VECS];
-        for (uint32_t u = 0; u < nv; u++) {
-            acc[u] = hvx_vec_mul_f32(hvx_vmem_ld(o + i0 + u), corr);
-        }
-        for (uint32_t j = 0; j < k->nk; j++) {
-            const HVX_Vector pj = hvx_vec_splat_f32(hvx_lane_get_f32(t->p, j));
-            const HVX_Vector *vr = (const HVX_Vector *) (vf + j * lay->vf_stride) + i0;
-            for (uint32_t u = 0; u < nv; u++) {
-                acc[u] = hvx_vec_add_f32(acc[u], hvx_vec_mul_f32(pj, hvx_vmem_ld(vr + u)));
-            }
-        }
-        for (uint32_t u = 0; u < nv; u++) {
-            hvx_vmem_st(o + i0 + u, acc[u]);
-        }
+    uint32_t i0 = 0;
+    for (; i0 + FA_PV_VECS <= ovec; i0 += FA_PV_VECS) {
+        fa_pv_group(t, k, vf, corr, o + i0, i0, FA_PV_VECS);
+    }
+    for (; i0 < ovec; i0++) {
+        fa_pv_group(t, k, vf, corr, o + i0, i0, 1);
     }
 }
 
 /* Task k's compute: the first task of a query block resets its state, the last writes out = O / l. */
-static void fa_compute(struct fa_thread *t, const struct fa_task *k, uint8_t *out, uint8_t *vq, const uint8_t *vk,
-                       const uint8_t *vv, const uint8_t *vm) {
+static HEX_NOINLINE void fa_compute(struct fa_thread *t, const struct fa_task *k, uint8_t *out, uint8_t *vq,
+                                    const uint8_t *vk, const uint8_t *vv, const uint8_t *vm) {
     const struct fa_ctx *c = t->c;
     const struct flash_attn_kparams *kp = c->kp;
     const struct flash_attn_layout *l = &c->l;
@@ -320,8 +338,8 @@ static void fa_compute(struct fa_thread *t, const struct fa_task *k, uint8_t *ou
     fa_widen_kv(t, k, vk, vv, &kf, &vf);
     for (uint32_t r = 0; r < k->n; r++) {
         const uint32_t head = kp->block_heads ? k->ix.i2 + r : k->ix.i2;
-        fa_row(t, k, (const HVX_Vector *) (vq + r * l->q_stride), kf, vf, vm ? vm + r * l->mask_stride : NULL,
-               htp_alibi_slope(&kp->alibi, head), m + r, sum + r, (HVX_Vector *) (o + r * l->o_stride));
+        fa_compute_row(t, k, (const HVX_Vector *) (vq + r * l->q_stride), kf, vf, vm ? vm + r * l->mask_stride : NULL,
+                       htp_alibi_slope(&kp->alibi, head), m + r, sum + r, (HVX_Vector *) (o + r * l->o_stride));
     }
     if (k->kb + 1 == kp->n_kv_blocks) {
         for (uint32_t r = 0; r < k->n; r++) {

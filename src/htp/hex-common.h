@@ -11,6 +11,12 @@
 #define HEX_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define HEX_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* A compute kernel a worker calls once per block (row, tile row, task): kept a call of its own so that its vector
+ * constants and temporaries are allocated in its body. Inlined into the worker, the compiler hoists them out of
+ * the block loop, runs out of the 32 vector registers and spills them in the loop (the seed's "Binary Inspection
+ * and Spill Analysis"; scripts/ci-hvx.sh checks every *_worker* and *_compute* function). */
+#define HEX_NOINLINE __attribute__((noinline))
+
 /* The L2 line and the HVX vector: DMA rows in VTCM and kernel buffers are aligned to it. */
 #define HEX_VLEN 128
 

@@ -101,11 +101,11 @@ static void softmax_push_src(struct softmax_thread *t, uint32_t h, const struct 
 }
 
 /* w = x * scale + slope * mask for one vector, lanes from n on set to -inf (n >= 32: none). */
-static inline HVX_Vector softmax_logits(HVX_Vector x, const HVX_Vector *mask, HVX_Vector scale, HVX_Vector slope,
-                                        uint32_t n) {
+static inline HVX_Vector softmax_logits(HVX_Vector x, bool has_mask, HVX_Vector mask, HVX_Vector scale,
+                                        HVX_Vector slope, uint32_t n) {
     HVX_Vector w = hvx_vec_mul_f32(x, scale);
-    if (mask) {
-        w = hvx_vec_add_f32(w, hvx_vec_mul_f32(*mask, slope));
+    if (has_mask) {
+        w = hvx_vec_add_f32(w, hvx_vec_mul_f32(mask, slope));
     }
     return n >= HVX_F32_PER_VEC ? w : Q6_V_vmux_QVV(Q6_Q_vsetq_R((int32_t) (n * 4)), w, Q6_V_vsplat_R(SOFTMAX_NEG_INF));
 }
@@ -130,12 +130,13 @@ static HVX_Vector softmax_row_logits(const struct softmax_ctx *c, HVX_Vector *re
         for (uint32_t i = 0; i < nvec; i += 2) {
             const HVX_VectorPair mf = hvx_vec_f16_to_f32(hvx_vmem_ld(m + i / 2));
             const HVX_Vector m0 = Q6_V_lo_W(mf), m1 = Q6_V_hi_W(mf);
-            const HVX_Vector w0 = softmax_logits(hvx_vmem_ld(x + i), &m0, scale, vslope, ne00 - i * HVX_F32_PER_VEC);
+            const HVX_Vector w0 =
+                softmax_logits(hvx_vmem_ld(x + i), true, m0, scale, vslope, ne00 - i * HVX_F32_PER_VEC);
             hvx_vmem_st(y + i, w0);
             softmax_max_step(w0, &kmax, &amax);
             if (i + 1 < nvec) {
                 const HVX_Vector w1 =
-                    softmax_logits(hvx_vmem_ld(x + i + 1), &m1, scale, vslope, ne00 - (i + 1) * HVX_F32_PER_VEC);
+                    softmax_logits(hvx_vmem_ld(x + i + 1), true, m1, scale, vslope, ne00 - (i + 1) * HVX_F32_PER_VEC);
                 hvx_vmem_st(y + i + 1, w1);
                 softmax_max_step(w1, &kmax, &amax);
             }
@@ -144,7 +145,7 @@ static HVX_Vector softmax_row_logits(const struct softmax_ctx *c, HVX_Vector *re
         for (uint32_t i = 0; i < nvec; i++) {
             const HVX_Vector mv = m ? hvx_vmem_ld(m + i) : Q6_V_vzero();
             const HVX_Vector w =
-                softmax_logits(hvx_vmem_ld(x + i), m ? &mv : NULL, scale, vslope, ne00 - i * HVX_F32_PER_VEC);
+                softmax_logits(hvx_vmem_ld(x + i), m != NULL, mv, scale, vslope, ne00 - i * HVX_F32_PER_VEC);
             hvx_vmem_st(y + i, w);
             softmax_max_step(w, &kmax, &amax);
         }
@@ -157,8 +158,8 @@ static HVX_Vector softmax_row_logits(const struct softmax_ctx *c, HVX_Vector *re
 }
 
 /* Rows r of the block: x at src, mask rows at mask (NULL without), results to dst. */
-static void softmax_compute(const struct softmax_ctx *c, uint8_t *dst, const uint8_t *src, const uint8_t *mask,
-                            const struct softmax_block *b) {
+static HEX_NOINLINE void softmax_compute(const struct softmax_ctx *c, uint8_t *dst, const uint8_t *src,
+                                         const uint8_t *mask, const struct softmax_block *b) {
     const uint32_t nvec = c->l.row_stride / HEX_VLEN;
     const HVX_Vector neg_inf = Q6_V_vsplat_R(SOFTMAX_NEG_INF);
     for (uint32_t r = 0; r < b->n; r++) {

@@ -1,7 +1,7 @@
 /*
  * scripts/hvx-inspect.py on a fixture with known defects (tests/hvx/inspect/kernels.c): it must find
  * the in-loop vector spill of compute_spill and the float promotion of compute_promote, pass
- * compute_clean, honour --func, --spills and --promotions, print the annotated disassembly, and exit 2
+ * compute_clean, honour --func, --spills, --promotions and --allow, print the annotated disassembly, and exit 2
  * when it cannot compile its input. Needs python3, clang and llvm-objdump: skips without them, and
  * fails under CI=true.
  */
@@ -86,6 +86,28 @@ static void test_disasm_annotates(void **state) {
     free(out);
 }
 
+/* --allow FUNC=N: exactly the spills found pass strictly, one fewer fails, one more is a stale allowance. */
+static void test_allow(void **state) {
+    require_tools(state);
+    char *out = NULL, args[512];
+    assert_int_equal(inspect(&out, "--spills --func '^compute_spill$' '" FIXTURE "'"), 0);
+    int loops = 0, spills = 0;
+    const char *line = strstr(out, "compute_spill: ");
+    assert_non_null(line);
+    assert_int_equal(sscanf(line, "compute_spill: %d loops, %d in-loop vector spills", &loops, &spills), 2);
+    assert_true(spills > 0);
+    free(out);
+    const int want[3] = {0, 1, 1};
+    for (int d = 0; d < 3; d++) {
+        const int n = spills + (d == 0 ? 0 : d == 1 ? -1 : 1);
+        snprintf(args, sizeof(args), "--spills --strict --func '^compute_spill$' --allow compute_spill=%d '%s'", n,
+                 FIXTURE);
+        assert_int_equal(inspect(&out, args), want[d]);
+        assert_true((strstr(out, "STALE compute_spill:") != NULL) == (d == 2));
+        free(out);
+    }
+}
+
 static void test_bad_input(void **state) {
     require_tools(state);
     char path[4200], *out = NULL;
@@ -102,8 +124,11 @@ static void test_bad_input(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_finds_in_loop_spill), cmocka_unit_test(test_finds_promotion),
-        cmocka_unit_test(test_exit_status),         cmocka_unit_test(test_disasm_annotates),
+        cmocka_unit_test(test_finds_in_loop_spill),
+        cmocka_unit_test(test_finds_promotion),
+        cmocka_unit_test(test_exit_status),
+        cmocka_unit_test(test_disasm_annotates),
+        cmocka_unit_test(test_allow),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
