@@ -3,7 +3,7 @@
 #  1. src/htp compiles as Hexagon code: every NPU source with clang --target=hexagon -mv68 and -mv69
 #     (-mhvx -mhvx-length=128b -ffreestanding, -Wall -Wextra -Werror; clang 14 knows Hexagon up to v69).
 #  2. vnpu-test-ops, every case: on each NPU library (VNPU_ARCH v73, v75, v79, v81), then in strict DMA mode
-#     (VNPU_DMA_STRICT=1) with 1, 2 and 6 NPU workers.
+#     (VNPU_DMA_STRICT=1) with 1, 2 and 6 NPU workers, and with VNPU_MM_PATH=hmx in strict DMA mode.
 #   BUILD_DIR (default build-htp-ci), JOBS (cmake -j, default 2)
 set -euo pipefail
 
@@ -45,4 +45,5 @@ done
 for workers in 1 2 6; do
     run "strict DMA, $workers workers" VNPU_DMA_STRICT=1 VNPU_NHVX=$workers
 done
+run "VNPU_MM_PATH=hmx (MUL_MAT and MUL_MAT_ID on HMX wherever they can run), strict DMA" VNPU_MM_PATH=hmx VNPU_DMA_STRICT=1
 exit $status

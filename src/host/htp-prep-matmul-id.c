@@ -12,7 +12,18 @@
  * multiply-adds, at most one per tile row; then the deepest weight prefetch (4 tiled or float, 3 flat, as the DMA
  * queue holds) whose layout still holds the columns of HTP_MMID_MIN_COLS (or all) tokens, with as many tokens per
  * chunk as fit VTCM and MATMUL_ID_MAX_PAIRS.
+ *
+ * The HMX path (src/htp/hmx-mm-id.h), chosen at prep time as MUL_MAT's (htp-prep-matmul-hmx.c): supports_op does not
+ * change (the HVX plan always exists); a node runs on HMX when (VNPU_MM_PATH=auto)
+ *   1. its weight has an FP16 tile expansion: tiled (any of the twelve tiled types), or F16 / F32;
+ *   2. K is a multiple of 32;
+ *   3. the mean routed rows per expert, n_used * n_tokens / n_expert, reach HTP_MMID_HMX_MIN_ROWS;
+ *   4. the plan fits VTCM.
+ * VNPU_MM_PATH=hmx drops rule 3, hvx never takes HMX. Its plan: workers as many as the session has (at most one per
+ * tile row), then the deepest prefetch whose layout still holds HTP_MMID_HMX_MIN_CHUNK pairs (or all), with as many
+ * tokens per chunk as fit VTCM and MATMUL_ID_MAX_PAIRS.
  */
+#include "hmx-mm-id.h"
 #include "htp-device-impl.h"
 #include "matmul-id-ops.h"
 #include "matmul-ops.h"
@@ -30,6 +41,12 @@
 #define HTP_MMID_MIN_COLS        64
 #define HTP_MMID_TILED_PREFETCH  4
 #define HTP_MMID_FLAT_PREFETCH   3
+
+/* The HMX path (hmx-mm-id.h): auto takes it when the routed rows per expert, n_used * n_tokens / n_expert (their
+ * mean, as the host does not see the ids), reach HTP_MMID_HMX_MIN_ROWS; prefetch depth is given up before a chunk
+ * drops below HTP_MMID_HMX_MIN_CHUNK pairs. */
+#define HTP_MMID_HMX_MIN_ROWS  128
+#define HTP_MMID_HMX_MIN_CHUNK 128
 
 /* The largest tokens per chunk (at most n) whose layout fits vtcm, 0 if not even one. */
 static uint32_t mmid_fit_tokens(struct matmul_id_kparams *kp, uint32_t n, uint32_t ne11, uint32_t n_used, size_t vtcm) {
@@ -133,6 +150,83 @@ static bool mmid_plan(const struct htp_device *d, const struct vnpu_tensor *node
     return false;
 }
 
+/* The largest tokens per chunk (at most n) whose HMX layout fits vtcm, 0 if not even one. */
+static uint32_t mmid_hmx_fit_tokens(struct hmx_mm_id_kparams *kp, uint32_t n, uint32_t n_used, uint32_t n_expert,
+                                    size_t vtcm) {
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        const uint32_t mid = hi - (hi - lo) / 2;
+        kp->pairs_chunk = mid * n_used;
+        kp->act_tile_rows = hmx_mm_id_act_tile_rows(kp->pairs_chunk, n_expert);
+        if (hmx_mm_id_plan_layout(kp).total <= vtcm) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    kp->tokens_chunk = lo;
+    kp->pairs_chunk = lo * n_used;
+    kp->act_tile_rows = hmx_mm_id_act_tile_rows(kp->pairs_chunk, n_expert);
+    return lo;
+}
+
+/* The HMX plan of node (one mmid_plan accepts) with its weight tiled or not; false when there is none: a weight
+ * without an FP16 tile expansion (a flat quantized one), K not a multiple of 32, or not even one token fits. */
+static bool mmid_hmx_plan(const struct htp_device *d, const struct vnpu_tensor *node, bool tiled,
+                          struct hmx_mm_id_kparams *kp) {
+    const struct vnpu_tensor *w = node->src[0], *x = node->src[1], *ids = node->src[2];
+    const bool flt = w->type == VNPU_TYPE_F32 || w->type == VNPU_TYPE_F16;
+    memset(kp, 0, sizeof(*kp));
+    if (flt == tiled || w->ne[0] % HMX_MM_TILE != 0) {
+        return false;
+    }
+    const uint32_t k = (uint32_t) w->ne[0], n_used = (uint32_t) ids->ne[0], n_tokens = (uint32_t) ids->ne[1];
+    const uint64_t wraw = hmx_mm_wraw_size((uint32_t) w->type, k);
+    if (wraw == 0 || wraw > UINT32_MAX - HEX_VLEN) {
+        return false;
+    }
+    kp->tag = HMX_MM_KPARAMS_TAG;
+    kp->wraw_size = hex_align_up((uint32_t) wraw, HEX_VLEN);
+    kp->n_k_tiles = k / HMX_MM_TILE;
+    kp->stage_size = k * (uint32_t) sizeof(float);
+    kp->n_col_tiles = htp_tile_n_col_tiles((uint32_t) w->ne[1]);
+    const uint32_t ndesc = hmx_mm_wrow_ndesc((uint32_t) w->type, HTP_TENSOR_TILE_N_ROWS);
+    const uint32_t max_prefetch = HEX_MIN(HMX_MM_MAX_PREFETCH, VDSP_DMA_DEPTH / (1 + ndesc));
+    const uint32_t max_tokens = HEX_MIN(n_tokens, MATMUL_ID_MAX_PAIRS / n_used);
+    const uint32_t min_tokens = HEX_MIN(max_tokens, (HTP_MMID_HMX_MIN_CHUNK + n_used - 1) / n_used);
+    const size_t vtcm = d->target.vtcm_size;
+    for (uint32_t nt = HEX_MIN(d->n_threads, kp->n_col_tiles); nt >= 1; nt--) {
+        kp->n_threads = nt;
+        for (uint32_t p = max_prefetch; p >= 1; p--) {
+            kp->n_prefetch = p;
+            const uint32_t tokens = mmid_hmx_fit_tokens(kp, max_tokens, n_used, (uint32_t) w->ne[2], vtcm);
+            if (tokens >= min_tokens || (p == 1 && tokens >= 1)) {
+                kp->n_act_threads = nt;
+                kp->div_ne11 = fastdiv_init((uint32_t) x->ne[1]);
+                kp->div_ne11_ne12 = fastdiv_init((uint32_t) (x->ne[1] * x->ne[2]));
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* Whether node runs on HMX (VNPU_MM_PATH and the rule at the top), its plan then in kp. */
+static bool mmid_hmx_pick(const struct htp_device *d, const struct vnpu_tensor *node, bool tiled,
+                          struct hmx_mm_id_kparams *kp) {
+    const struct vnpu_tensor *w = node->src[0], *ids = node->src[2];
+    switch ((enum htp_mm_path) d->cfg->mm_path) {
+        case HTP_MM_PATH_HVX: return false;
+        case HTP_MM_PATH_HMX: break;
+        case HTP_MM_PATH_AUTO:
+            if (ids->ne[0] * ids->ne[1] < HTP_MMID_HMX_MIN_ROWS * w->ne[2]) {
+                return false;
+            }
+            break;
+    }
+    return mmid_hmx_plan(d, node, tiled, kp);
+}
+
 static bool matmul_id_supports(const struct htp_device *d, const struct vnpu_tensor *node, uint32_t opcode, char *why,
                                size_t size) {
     const struct vnpu_tensor *w = node->src[0];
@@ -152,7 +246,11 @@ static void matmul_id_prep(const struct htp_device *d, const struct vnpu_tensor 
     src[1] = node->src[1];
     src[2] = node->src[2];
     dst[0] = node;
-    VNPU_ASSERT(mmid_plan(d, node, htp_buffer_tensor_tiled(src[0]), kp, why, sizeof(why)));
+    const bool tiled = htp_buffer_tensor_tiled(src[0]);
+    if (mmid_hmx_pick(d, node, tiled, (struct hmx_mm_id_kparams *) op->kparams)) {
+        return;
+    }
+    VNPU_ASSERT(mmid_plan(d, node, tiled, kp, why, sizeof(why)));
 }
 
 const struct htp_op_family htp_family_matmul_id = {.supports = matmul_id_supports, .prep = matmul_id_prep};

@@ -1,5 +1,5 @@
 /*
- * The pieces of the HMX matmul path shared by MUL_MAT (hmx-mm.c) and MUL_MAT_ID (matmul-id-ops.c), on FP16 tiles of
+ * The pieces of the HMX matmul path shared by MUL_MAT (hmx-mm.c) and MUL_MAT_ID (hmx-mm-id.c), on FP16 tiles of
  * hmx.h (an activation tile row: n_k_tiles tiles of 32 columns x 32 of K, back to back; a weight tile row: n_k_tiles
  * weight tiles of hvx-dequant-fp16.h):
  *
@@ -151,11 +151,16 @@ static inline void hmx_tiles_multiply(const uint8_t *act, uint32_t n, const uint
 
 /* ---- results ---- */
 
-/* Output tile -> f32 columns: vector i holds columns 2i and 2i + 1 in its even and odd halves, which the widening puts
- * in the pair's lo (cols[2i]) and hi (cols[2i + 1]). */
+/* Vector i of an output tile (i < 16) widened to f32: it holds columns 2i and 2i + 1 in its even and odd halves,
+ * which the widening puts in the pair's lo (column 2i's 32 results) and hi (column 2i + 1's). */
+static inline HVX_VectorPair hmx_tiles_widen_pair(const uint8_t *tile, uint32_t i) {
+    return Q6_Wsf_vcvt_Vhf(hvx_vmem_ld(tile + i * HEX_VLEN));
+}
+
+/* Output tile -> f32 columns: cols[j] gets column j's 32 results. */
 static inline void hmx_tiles_widen(const uint8_t *tile, HVX_Vector *cols) {
     for (uint32_t i = 0; i < HMX_MM_PAIRS_PER_TILE; i++) {
-        const HVX_VectorPair w = Q6_Wsf_vcvt_Vhf(hvx_vmem_ld(tile + i * HEX_VLEN));
+        const HVX_VectorPair w = hmx_tiles_widen_pair(tile, i);
         hvx_vmem_st(cols + 2 * i, Q6_V_lo_W(w));
         hvx_vmem_st(cols + 2 * i + 1, Q6_V_hi_W(w));
     }

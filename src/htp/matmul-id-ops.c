@@ -18,26 +18,12 @@
 #include "matmul-id-ops.h"
 
 #include "dma-queue.h"
+#include "hmx-mm-id.h"
 #include "htp-ctx.h"
 #include "htp-tensor.h"
 #include "htp-tiles.h"
 #include "matmul-ops.h"
 #include "matmul-weights.h"
-
-/* One routed pair of a chunk: its dst vector (pair index in the chunk) and its activation column in the chunk. */
-struct matmul_id_row {
-    uint16_t pair;
-    uint16_t col;
-};
-
-/* A chunk's per-expert row lists: used expert k is expert[k], its rows row[start[k] .. start[k + 1]). */
-struct matmul_id_route {
-    uint32_t n_used_experts;
-    uint16_t expert[MATMUL_ID_MAX_EXPERTS];
-    uint16_t start[MATMUL_ID_MAX_EXPERTS + 1];
-    uint16_t next[MATMUL_ID_MAX_EXPERTS]; /* while sorting: per expert, its count, then its next free row */
-    struct matmul_id_row row[MATMUL_ID_MAX_PAIRS];
-};
 
 struct matmul_id_ctx {
     struct htp_op_ctx *octx;
@@ -55,16 +41,14 @@ struct matmul_id_ctx {
     struct matmul_id_route route;
 };
 
-static int32_t matmul_id_expert_of(const struct matmul_id_ctx *c, uint32_t e, uint32_t t) {
-    return *(const int32_t *) (c->ids->data + (size_t) e * sizeof(int32_t) + (size_t) t * c->ids->nb[1]);
+static int32_t matmul_id_expert_of(const struct htp_tensor *ids, uint32_t e, uint32_t t) {
+    return *(const int32_t *) (ids->data + (size_t) e * sizeof(int32_t) + (size_t) t * ids->nb[1]);
 }
 
-/* Every id in [0, n_expert): checked before anything is written. */
-static bool matmul_id_ids_valid(const struct matmul_id_ctx *c) {
-    const uint32_t n_expert = c->src0->ne[2];
-    for (uint32_t t = 0; t < c->ids->ne[1]; t++) {
-        for (uint32_t e = 0; e < c->ids->ne[0]; e++) {
-            const int32_t x = matmul_id_expert_of(c, e, t);
+bool matmul_id_ids_valid(const struct htp_tensor *ids, uint32_t n_expert) {
+    for (uint32_t t = 0; t < ids->ne[1]; t++) {
+        for (uint32_t e = 0; e < ids->ne[0]; e++) {
+            const int32_t x = matmul_id_expert_of(ids, e, t);
             if (x < 0 || (uint32_t) x >= n_expert) {
                 return false;
             }
@@ -73,16 +57,15 @@ static bool matmul_id_ids_valid(const struct matmul_id_ctx *c) {
     return true;
 }
 
-/* The chunk's pairs sorted by expert (counting sort over the ids, scalar loads from DDR). */
-static void matmul_id_route_chunk(struct matmul_id_ctx *c) {
-    struct matmul_id_route *rt = &c->route;
-    const uint32_t n_expert = c->src0->ne[2], n_used = c->ids->ne[0], ne11 = c->src1->ne[1];
+void matmul_id_route_chunk(struct matmul_id_route *rt, const struct htp_tensor *ids, uint32_t n_expert, uint32_t ne11,
+                           uint32_t t0, uint32_t t1) {
+    const uint32_t n_used = ids->ne[0];
     for (uint32_t x = 0; x < n_expert; x++) {
         rt->next[x] = 0;
     }
-    for (uint32_t t = c->t0; t < c->t1; t++) {
+    for (uint32_t t = t0; t < t1; t++) {
         for (uint32_t e = 0; e < n_used; e++) {
-            rt->next[matmul_id_expert_of(c, e, t)]++;
+            rt->next[matmul_id_expert_of(ids, e, t)]++;
         }
     }
     uint32_t k = 0, n = 0;
@@ -98,9 +81,9 @@ static void matmul_id_route_chunk(struct matmul_id_ctx *c) {
     rt->start[k] = (uint16_t) n;
     rt->n_used_experts = k;
     uint32_t pair = 0, col = 0;
-    for (uint32_t t = c->t0; t < c->t1; t++, col += ne11) {
+    for (uint32_t t = t0; t < t1; t++, col += ne11) {
         for (uint32_t e = 0, i11 = 0; e < n_used; e++, pair++) {
-            rt->row[rt->next[matmul_id_expert_of(c, e, t)]++] =
+            rt->row[rt->next[matmul_id_expert_of(ids, e, t)]++] =
                 (struct matmul_id_row){(uint16_t) pair, (uint16_t) (col + i11)};
             i11 = i11 + 1 == ne11 ? 0 : i11 + 1; /* e % ne11 */
         }
@@ -273,7 +256,20 @@ static uint32_t matmul_id_check(struct matmul_id_ctx *c, const struct htp_ctx *c
     return c->layout.total <= ctx->vtcm_size ? HTP_STATUS_OK : HTP_STATUS_VTCM_TOO_SMALL;
 }
 
+struct htp_tensor_mdev_range matmul_id_tile_rows(const struct htp_ctx *ctx, const struct htp_tensor *dst,
+                                                 uint32_t n_col_tiles) {
+    if (ctx->mdev.count <= 1) {
+        return (struct htp_tensor_mdev_range){0, n_col_tiles};
+    }
+    /* devices split the tile rows: each writes whole 128-byte lines of dst rows */
+    const bool lines = htp_tensor_mdev_data_aligned(dst) && dst->nb[1] % HTP_TENSOR_MDEV_LINE_SIZE == 0;
+    return htp_tensor_mdev_partition(n_col_tiles, lines ? 1 : 0, ctx->mdev.idx, ctx->mdev.count, &ctx->mdev.count_div);
+}
+
 uint32_t op_matmul_id(struct htp_op_ctx *octx) {
+    if (octx->op.kparams[0] == HMX_MM_KPARAMS_TAG) { /* the batch path on HMX (hmx-mm-id.h) */
+        return op_matmul_id_hmx(octx);
+    }
     struct htp_ctx *ctx = octx->ctx;
     struct matmul_id_ctx c = {
         .octx = octx,
@@ -288,18 +284,12 @@ uint32_t op_matmul_id(struct htp_op_ctx *octx) {
     if (st != HTP_STATUS_OK) {
         return st;
     }
-    if (!matmul_id_ids_valid(&c)) {
+    if (!matmul_id_ids_valid(c.ids, c.src0->ne[2])) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    c.ct_start = 0;
-    c.n_ct = kp->n_col_tiles;
-    if (ctx->mdev.count > 1) { /* devices split the tile rows: each writes whole 128-byte lines of dst rows */
-        const bool lines = htp_tensor_mdev_data_aligned(c.dst) && c.dst->nb[1] % HTP_TENSOR_MDEV_LINE_SIZE == 0;
-        const struct htp_tensor_mdev_range range = htp_tensor_mdev_partition(
-            kp->n_col_tiles, lines ? 1 : 0, ctx->mdev.idx, ctx->mdev.count, &ctx->mdev.count_div);
-        c.ct_start = range.start;
-        c.n_ct = range.count;
-    }
+    const struct htp_tensor_mdev_range range = matmul_id_tile_rows(ctx, c.dst, kp->n_col_tiles);
+    c.ct_start = range.start;
+    c.n_ct = range.count;
     if (c.n_ct == 0) {
         return HTP_STATUS_OK;
     }
@@ -310,7 +300,7 @@ uint32_t op_matmul_id(struct htp_op_ctx *octx) {
         c.c0 = c.t0 * ne11;
         c.c1 = c.t1 * ne11;
         c.n_pairs = (c.t1 - c.t0) * n_used;
-        matmul_id_route_chunk(&c);
+        matmul_id_route_chunk(&c.route, c.ids, c.src0->ne[2], ne11, c.t0, c.t1);
         const uint32_t n_act = HEX_MIN(kp->n_act_threads, c.c1 - c.c0);
         c.cols_per_act_thread = (c.c1 - c.c0 + n_act - 1) / n_act;
         if (work_queue_run(&ctx->wq, matmul_id_worker_prep, &c, n_act) != VDSP_FAULT_NONE ||

@@ -22,6 +22,9 @@
  * against the expert's rows (32x2 kernels, a 32x1 for an odd one left) into the job's dst slot, one vector per pair
  * of the chunk. Every pair has exactly one expert, so after its last unit the job's slot holds the 32 results of all
  * the chunk's pairs, which are consecutive dst rows: one 2-D write-back.
+ *
+ * That is the HVX path; with kparams of the HMX path (first word HMX_MM_KPARAMS_TAG) the op runs hmx-mm-id.c's,
+ * which shares the routing and the device split below.
  */
 #ifndef VNPU_MATMUL_ID_OPS_H
 #define VNPU_MATMUL_ID_OPS_H
@@ -29,8 +32,10 @@
 #include "hex-common.h"
 #include "hex-fastdiv.h"
 #include "htp-msg.h"
+#include "htp-tensor.h"
 #include "htp-vtcm.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define MATMUL_ID_MAX_EXPERTS 512  /* n_expert at most (DeepSeek-V3 has 256, Qwen3-MoE 128, Mixtral 8) */
@@ -87,7 +92,37 @@ static inline struct matmul_id_layout matmul_id_plan_layout(const struct matmul_
     return l;
 }
 
+/* One routed pair of a chunk: its dst vector (pair index in the chunk) and its activation column in the chunk. */
+struct matmul_id_row {
+    uint16_t pair;
+    uint16_t col;
+};
+
+/* A chunk's per-expert row lists: used expert k is expert[k], its rows row[start[k] .. start[k + 1]). */
+struct matmul_id_route {
+    uint32_t n_used_experts;
+    uint16_t expert[MATMUL_ID_MAX_EXPERTS];
+    uint16_t start[MATMUL_ID_MAX_EXPERTS + 1];
+    uint16_t next[MATMUL_ID_MAX_EXPERTS]; /* while sorting: per expert, its count, then its next free row */
+    struct matmul_id_row row[MATMUL_ID_MAX_PAIRS];
+};
+
+struct htp_ctx;
 struct htp_op_ctx;
+struct htp_tensor;
+
+/* Every id of ids [n_used, n_tokens] in [0, n_expert): checked before anything is written (scalar loads from DDR). */
+bool matmul_id_ids_valid(const struct htp_tensor *ids, uint32_t n_expert);
+
+/* The pairs of tokens [t0, t1) sorted by expert into rt (a counting sort over ids, valid ones): ne11 activation rows
+ * per token, (t1 - t0) * n_used <= MATMUL_ID_MAX_PAIRS, n_expert <= MATMUL_ID_MAX_EXPERTS. Used by both paths. */
+void matmul_id_route_chunk(struct matmul_id_route *rt, const struct htp_tensor *ids, uint32_t n_expert, uint32_t ne11,
+                           uint32_t t0, uint32_t t1);
+
+/* The tile rows of each expert's matrix this device computes: all n_col_tiles, or its share when devices split the
+ * op (whole 128-byte lines of dst rows per device where dst allows). Used by both paths. */
+struct htp_tensor_mdev_range matmul_id_tile_rows(const struct htp_ctx *ctx, const struct htp_tensor *dst,
+                                                 uint32_t n_col_tiles);
 
 /* HTP_OP_MUL_MAT_ID: src[0] (experts' weights) x src[1] (activations) routed by src[2] (ids) -> dst[0]. An htp
  * status: INVAL_PARAMS when shapes, types or kparams disagree or an id is outside [0, n_expert) (nothing is written
