@@ -548,8 +548,12 @@ const struct ops_kind *ops_kind_find(const char *name) {
 #define MMID_ROWS_K(T, W, B)                                                                                              MMID(T, W, B, 32, 4, 1, 1, 1, W),                                                                                     MMID(T, W, 2 * B, 33, 8, 2, 2, 2, W),                                                                                 MMID(T, W, 4 * B, 67, 4, 1, 3, 4, false),                                                                             MMID(T, W, 8 * B, 96, 8, 2, 31, 2, false),                                                                            MMID(T, W, B, 40, 8, 1, 32, 4, false),                                                                                MMID(T, W, 2 * B, 100, 4, 3, 33, 3, false),                                                                           MMID(T, W, 4 * B, 64, 8, 1, 128, 2, false),                                                                           MMID(T, W, 2 * B, 70, 8, 4, 512, 4, false)
 #define MMID_ROWS(T, B) MMID_ROWS_K(T, false, B), MMID_ROWS_K(T, true, B)
 
-/* A Mixtral-like layer scaled to the test's memory (K 4096, 8 experts, 2 used): decode and a 64-token batch. */
-#define MMID_PERF_ROWS(T) MMID(T, true, 4096, 2048, 8, 1, 1, 2, false), MMID(T, true, 4096, 2048, 8, 1, 64, 2, false)
+/* A Mixtral-like layer scaled to the test's memory (K 4096, 8 experts, 2 used): decode, a 64-token batch and a
+ * 512-token prefill (16 and 128 routed rows per expert on average: below and at the HMX path's rule). */
+#define MMID_PERF_ROWS(T)                                                                                             \
+    MMID(T, true, 4096, 2048, 8, 1, 1, 2, false),                                                                     \
+    MMID(T, true, 4096, 2048, 8, 1, 64, 2, false),                                                                    \
+    MMID(T, true, 4096, 2048, 8, 1, 512, 2, false)
 
 /* A type with NPU kernels but no F32/F16 rows: flat and tiled, a weight row of a padded view, the 2048 x 2048
  * decode product of the benchmark. */
