@@ -105,18 +105,35 @@ void htp_devices_unmap(const struct vdsp_buffer *buf);
 
 /* ---- nodes to NPU ops (htp-ops.c, htp-prep-rows.c) ---- */
 
-/* How one vnpu op reaches the NPU: the row of its family in the host op table. */
+/* How one vnpu op reaches the NPU: the row of its family in the host op table. A family whose kernel_params
+ * come from one plan function sets plan and n_src and may leave supports and prep NULL (htp_family_supports and
+ * htp_family_prep apply the defaults below). */
 struct htp_op_family {
-    /* Whether the family computes node with the device's resources; why (when not) in why[size]. */
+    /* Optional: whether the family computes node with the device's resources; why (when not) in why[size].
+     * NULL: whether plan finds kernel_params. */
     bool (*supports)(const struct htp_device *d, const struct vnpu_tensor *node, uint32_t opcode, char *why,
                      size_t size);
-    /* Fill op's kparams for node, whose supports passed, and name its operands in src[] and dst[] (NULL
-     * where absent; the arrays come zeroed). fused is the MUL folded into an RMS_NORM (RMS_NORM_MUL) or
-     * NULL. */
+    /* Optional: fill op's kparams for node, whose supports passed, and name its operands in src[] and dst[]
+     * (NULL where absent; the arrays come zeroed). fused is the MUL folded into an RMS_NORM (RMS_NORM_MUL) or
+     * NULL. NULL: node->src[0..n_src) are the sources, node the dst, and plan fills the kparams. */
     void (*prep)(const struct htp_device *d, const struct vnpu_tensor *node, const struct vnpu_tensor *fused,
                  uint32_t opcode, struct htp_op_desc *op, const struct vnpu_tensor **src,
                  const struct vnpu_tensor **dst);
+    /* Optional (needed where supports or prep is NULL): node's struct <op>_kparams into kparams (the size of
+     * htp_op_desc's, which the plan clears first); false, with why, when no plan fits the device. A pure
+     * function of types, shapes, strides, op params and the device's resources, so supports_op and the request
+     * agree. */
+    bool (*plan)(const struct htp_device *d, const struct vnpu_tensor *node, void *kparams, char *why, size_t size);
+    uint32_t n_src; /* sources the default prep names */
 };
+
+/* The family's supports, or its default (htp-supports.c). */
+bool htp_family_supports(const struct htp_op_family *f, const struct htp_device *d, const struct vnpu_tensor *node,
+                         uint32_t opcode, char *why, size_t size);
+/* The family's prep, or its default (htp-supports.c). */
+void htp_family_prep(const struct htp_op_family *f, const struct htp_device *d, const struct vnpu_tensor *node,
+                     const struct vnpu_tensor *fused, uint32_t opcode, struct htp_op_desc *op,
+                     const struct vnpu_tensor **src, const struct vnpu_tensor **dst);
 
 /* The NPU opcode of node (HTP_OP_COUNT when no NPU kernel computes it) and its family. */
 uint32_t htp_op_of(const struct vnpu_tensor *node, const struct htp_op_family **family);

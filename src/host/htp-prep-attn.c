@@ -82,11 +82,21 @@ static struct htp_alibi attn_alibi(float max_bias, uint32_t n_head) {
     return a;
 }
 
+/* x has the shape of the result node; else false, with why. */
+static bool attn_same_shape(const struct vnpu_tensor *x, const struct vnpu_tensor *node, char *why, size_t size) {
+    if (!vnpu_are_same_shape(x, node)) {
+        snprintf(why, size, "'%s' and the result differ in shape", x->name);
+        return false;
+    }
+    return true;
+}
+
 /* ---- ROPE ---- */
 
 /* The plan of node on d; false, with why, when no block fits VTCM. */
-static bool rope_plan(const struct htp_device *d, const struct vnpu_tensor *node, struct rope_kparams *kp, char *why,
+static bool rope_plan(const struct htp_device *d, const struct vnpu_tensor *node, void *kparams, char *why,
                       size_t size) {
+    struct rope_kparams *kp = kparams;
     memset(kp, 0, sizeof(*kp));
     const uint32_t ne0 = (uint32_t) node->ne[0], ne1 = (uint32_t) node->ne[1], ne2 = (uint32_t) node->ne[2];
     const uint64_t nrows = (uint64_t) vnpu_nrows(node);
@@ -148,8 +158,7 @@ static bool rope_supports(const struct htp_device *d, const struct vnpu_tensor *
         snprintf(why, size, "positions '%s' are not dense i32", pos->name);
         return false;
     }
-    if (!vnpu_are_same_shape(x, node)) {
-        snprintf(why, size, "'%s' and the result differ in shape", x->name);
+    if (!attn_same_shape(x, node, why, size)) {
         return false;
     }
     if (n_dims / 2 > HTP_ROPE_MAX_PAIRS) {
@@ -160,24 +169,13 @@ static bool rope_supports(const struct htp_device *d, const struct vnpu_tensor *
     return rope_plan(d, node, &kp, why, size);
 }
 
-static void rope_prep(const struct htp_device *d, const struct vnpu_tensor *node, const struct vnpu_tensor *fused,
-                      uint32_t opcode, struct htp_op_desc *op, const struct vnpu_tensor **src,
-                      const struct vnpu_tensor **dst) {
-    char why[192];
-    (void) fused, (void) opcode;
-    src[0] = node->src[0];
-    src[1] = node->src[1];
-    src[2] = node->src[2];
-    dst[0] = node;
-    VNPU_ASSERT(rope_plan(d, node, (struct rope_kparams *) op->kparams, why, sizeof(why)));
-}
-
-const struct htp_op_family htp_family_rope = {.supports = rope_supports, .prep = rope_prep};
+const struct htp_op_family htp_family_rope = {.supports = rope_supports, .plan = rope_plan, .n_src = 3};
 
 /* ---- SOFT_MAX ---- */
 
-static bool softmax_plan(const struct htp_device *d, const struct vnpu_tensor *node, struct softmax_kparams *kp,
-                         char *why, size_t size) {
+static bool softmax_plan(const struct htp_device *d, const struct vnpu_tensor *node, void *kparams, char *why,
+                         size_t size) {
+    struct softmax_kparams *kp = kparams;
     memset(kp, 0, sizeof(*kp));
     const struct vnpu_tensor *mask = node->src[1];
     const uint32_t ne00 = (uint32_t) node->ne[0], ne01 = (uint32_t) node->ne[1], ne02 = (uint32_t) node->ne[2];
@@ -220,31 +218,20 @@ static bool softmax_supports(const struct htp_device *d, const struct vnpu_tenso
         (mask && !attn_rows(mask, ATTN_F16_F32, why, size))) {
         return false;
     }
-    if (!vnpu_are_same_shape(x, node)) {
-        snprintf(why, size, "'%s' and the result differ in shape", x->name);
+    if (!attn_same_shape(x, node, why, size)) {
         return false;
     }
     struct softmax_kparams kp;
     return softmax_plan(d, node, &kp, why, size);
 }
 
-static void softmax_prep(const struct htp_device *d, const struct vnpu_tensor *node, const struct vnpu_tensor *fused,
-                         uint32_t opcode, struct htp_op_desc *op, const struct vnpu_tensor **src,
-                         const struct vnpu_tensor **dst) {
-    char why[192];
-    (void) fused, (void) opcode;
-    src[0] = node->src[0];
-    src[1] = node->src[1];
-    dst[0] = node;
-    VNPU_ASSERT(softmax_plan(d, node, (struct softmax_kparams *) op->kparams, why, sizeof(why)));
-}
-
-const struct htp_op_family htp_family_softmax = {.supports = softmax_supports, .prep = softmax_prep};
+const struct htp_op_family htp_family_softmax = {.supports = softmax_supports, .plan = softmax_plan, .n_src = 2};
 
 /* ---- FLASH_ATTN_EXT ---- */
 
-static bool flash_attn_plan(const struct htp_device *d, const struct vnpu_tensor *node, struct flash_attn_kparams *kp,
-                            char *why, size_t size) {
+static bool flash_attn_plan(const struct htp_device *d, const struct vnpu_tensor *node, void *kparams, char *why,
+                            size_t size) {
+    struct flash_attn_kparams *kp = kparams;
     memset(kp, 0, sizeof(*kp));
     const struct vnpu_tensor *q = node->src[0], *k = node->src[1], *v = node->src[2], *mask = node->src[3];
     const uint32_t dk = (uint32_t) q->ne[0], dv = (uint32_t) v->ne[0], n_kv = (uint32_t) k->ne[1];
@@ -308,16 +295,5 @@ static bool flash_attn_supports(const struct htp_device *d, const struct vnpu_te
     return flash_attn_plan(d, node, &kp, why, size);
 }
 
-static void flash_attn_prep(const struct htp_device *d, const struct vnpu_tensor *node, const struct vnpu_tensor *fused,
-                            uint32_t opcode, struct htp_op_desc *op, const struct vnpu_tensor **src,
-                            const struct vnpu_tensor **dst) {
-    char why[192];
-    (void) fused, (void) opcode;
-    for (int i = 0; i < 4; i++) {
-        src[i] = node->src[i];
-    }
-    dst[0] = node;
-    VNPU_ASSERT(flash_attn_plan(d, node, (struct flash_attn_kparams *) op->kparams, why, sizeof(why)));
-}
-
-const struct htp_op_family htp_family_flash_attn = {.supports = flash_attn_supports, .prep = flash_attn_prep};
+const struct htp_op_family htp_family_flash_attn = {
+    .supports = flash_attn_supports, .plan = flash_attn_plan, .n_src = 4};

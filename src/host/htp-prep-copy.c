@@ -107,8 +107,9 @@ static bool cpy_mode(const struct vnpu_tensor *src, const struct vnpu_tensor *ds
     return true;
 }
 
-static bool cpy_plan(const struct htp_device *d, const struct vnpu_tensor *node, struct cpy_kparams *kp, char *why,
+static bool cpy_plan(const struct htp_device *d, const struct vnpu_tensor *node, void *kparams, char *why,
                      size_t size) {
+    struct cpy_kparams *kp = kparams;
     const struct vnpu_tensor *src = node->src[0];
     memset(kp, 0, sizeof(*kp));
     if (!type_f32_f16(src->type) || !type_f32_f16(node->type)) {
@@ -131,30 +132,14 @@ static bool cpy_plan(const struct htp_device *d, const struct vnpu_tensor *node,
     return htp_copy_plan(d, p, walked, 1, why, size);
 }
 
-static bool cpy_supports(const struct htp_device *d, const struct vnpu_tensor *node, uint32_t opcode, char *why,
-                         size_t size) {
-    struct cpy_kparams kp;
-    (void) opcode;
-    return cpy_plan(d, node, &kp, why, size);
-}
-
-static void cpy_prep(const struct htp_device *d, const struct vnpu_tensor *node, const struct vnpu_tensor *fused,
-                     uint32_t opcode, struct htp_op_desc *op, const struct vnpu_tensor **src,
-                     const struct vnpu_tensor **dst) {
-    char why[192];
-    (void) fused, (void) opcode;
-    src[0] = node->src[0];
-    dst[0] = node;
-    VNPU_ASSERT(cpy_plan(d, node, (struct cpy_kparams *) op->kparams, why, sizeof(why)));
-}
-
-const struct htp_op_family htp_family_cpy = {.supports = cpy_supports, .prep = cpy_prep};
+const struct htp_op_family htp_family_cpy = {.plan = cpy_plan, .n_src = 1};
 
 /* ---- SET_ROWS ---- */
 
 /* node = set_rows(dst = src[2], rows = src[0], indices = src[1]); node is a view of the destination. */
-static bool set_rows_plan(const struct htp_device *d, const struct vnpu_tensor *node, struct set_rows_kparams *kp,
-                          char *why, size_t size) {
+static bool set_rows_plan(const struct htp_device *d, const struct vnpu_tensor *node, void *kparams, char *why,
+                          size_t size) {
+    struct set_rows_kparams *kp = kparams;
     const struct vnpu_tensor *rows = node->src[0], *idx = node->src[1];
     memset(kp, 0, sizeof(*kp));
     if (rows->type != VNPU_TYPE_F32 || !type_f32_f16(node->type) ||
@@ -177,33 +162,16 @@ static bool set_rows_plan(const struct htp_device *d, const struct vnpu_tensor *
     return htp_copy_plan(d, p, rows->ne, 1, why, size);
 }
 
-static bool set_rows_supports(const struct htp_device *d, const struct vnpu_tensor *node, uint32_t opcode, char *why,
-                              size_t size) {
-    struct set_rows_kparams kp;
-    (void) opcode;
-    return set_rows_plan(d, node, &kp, why, size);
-}
-
-static void set_rows_prep(const struct htp_device *d, const struct vnpu_tensor *node, const struct vnpu_tensor *fused,
-                          uint32_t opcode, struct htp_op_desc *op, const struct vnpu_tensor **src,
-                          const struct vnpu_tensor **dst) {
-    char why[192];
-    (void) fused, (void) opcode;
-    src[0] = node->src[0];
-    src[1] = node->src[1];
-    dst[0] = node;
-    VNPU_ASSERT(set_rows_plan(d, node, (struct set_rows_kparams *) op->kparams, why, sizeof(why)));
-}
-
-const struct htp_op_family htp_family_set_rows = {.supports = set_rows_supports, .prep = set_rows_prep};
+const struct htp_op_family htp_family_set_rows = {.plan = set_rows_plan, .n_src = 2};
 
 /* ---- GET_ROWS ---- */
 
 /* node = get_rows(table = src[0], indices = src[1]), F32 rows out. A quantized table's plan holds a task in both
  * layouts (flat blocks, or the tiles when ne00 is a whole number of them): its in slot takes the larger staging,
  * its DMA budget the longer list of planes. */
-static bool get_rows_plan(const struct htp_device *d, const struct vnpu_tensor *node, struct get_rows_kparams *kp,
-                          char *why, size_t size) {
+static bool get_rows_plan(const struct htp_device *d, const struct vnpu_tensor *node, void *kparams, char *why,
+                          size_t size) {
+    struct get_rows_kparams *kp = kparams;
     const struct vnpu_tensor *table = node->src[0], *idx = node->src[1];
     const struct gr_type *g = gr_type_get((uint32_t) table->type);
     memset(kp, 0, sizeof(*kp));
@@ -239,22 +207,4 @@ static bool get_rows_plan(const struct htp_device *d, const struct vnpu_tensor *
     return htp_copy_plan(d, p, node->ne, n_reads, why, size);
 }
 
-static bool get_rows_supports(const struct htp_device *d, const struct vnpu_tensor *node, uint32_t opcode, char *why,
-                              size_t size) {
-    struct get_rows_kparams kp;
-    (void) opcode;
-    return get_rows_plan(d, node, &kp, why, size);
-}
-
-static void get_rows_prep(const struct htp_device *d, const struct vnpu_tensor *node, const struct vnpu_tensor *fused,
-                          uint32_t opcode, struct htp_op_desc *op, const struct vnpu_tensor **src,
-                          const struct vnpu_tensor **dst) {
-    char why[192];
-    (void) fused, (void) opcode;
-    src[0] = node->src[0];
-    src[1] = node->src[1];
-    dst[0] = node;
-    VNPU_ASSERT(get_rows_plan(d, node, (struct get_rows_kparams *) op->kparams, why, sizeof(why)));
-}
-
-const struct htp_op_family htp_family_get_rows = {.supports = get_rows_supports, .prep = get_rows_prep};
+const struct htp_op_family htp_family_get_rows = {.plan = get_rows_plan, .n_src = 2};

@@ -179,7 +179,7 @@ static enum vnpu_status batch_add(struct htp_batch *b, const struct vnpu_tensor 
     struct htp_op_desc op;
     memset(&op, 0, sizeof(op));
     const struct vnpu_tensor *src[HTP_MAX_SRC] = {NULL}, *dst[HTP_MAX_DST] = {NULL};
-    family->prep(d, node, fused, opcode, &op, src, dst);
+    htp_family_prep(family, d, node, fused, opcode, &op, src, dst);
 
     struct htp_operand o[HTP_MAX_SRC + HTP_MAX_DST];
     uint32_t n_new_bufs = 0;

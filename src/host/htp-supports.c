@@ -58,6 +58,30 @@ uint32_t htp_op_of(const struct vnpu_tensor *node, const struct htp_op_family **
     return HTP_OP_COUNT;
 }
 
+bool htp_family_supports(const struct htp_op_family *f, const struct htp_device *d, const struct vnpu_tensor *node,
+                         uint32_t opcode, char *why, size_t size) {
+    if (f->supports) {
+        return f->supports(d, node, opcode, why, size);
+    }
+    struct htp_op_desc op;
+    return f->plan(d, node, op.kparams, why, size);
+}
+
+void htp_family_prep(const struct htp_op_family *f, const struct htp_device *d, const struct vnpu_tensor *node,
+                     const struct vnpu_tensor *fused, uint32_t opcode, struct htp_op_desc *op,
+                     const struct vnpu_tensor **src, const struct vnpu_tensor **dst) {
+    if (f->prep) {
+        f->prep(d, node, fused, opcode, op, src, dst);
+        return;
+    }
+    char why[192];
+    for (uint32_t j = 0; j < f->n_src; j++) {
+        src[j] = node->src[j];
+    }
+    dst[0] = node;
+    VNPU_ASSERT(f->plan(d, node, op->kparams, why, sizeof(why)));
+}
+
 /* ne and nb of every operand fit the message's 32-bit fields. */
 static bool htp_node_fits_message(const struct vnpu_tensor *node, char *why, size_t size) {
     for (int s = -1; s < VNPU_MAX_SRC; s++) {
@@ -122,7 +146,7 @@ bool htp_supports_op(const struct htp_device *d, const struct vnpu_tensor *node)
         snprintf(why, sizeof(why), "kept off the NPU by VNPU_OPFILTER '%s'", d->cfg->opfilter_s);
     } else {
         ok = !htp_node_views_tiled_weight(d, node, why, sizeof(why)) && htp_node_fits_message(node, why, sizeof(why)) &&
-             family->supports(d, node, opcode, why, sizeof(why));
+             htp_family_supports(family, d, node, opcode, why, sizeof(why));
     }
     if (d->cfg->verbose) {
         char dims[256], types[128];

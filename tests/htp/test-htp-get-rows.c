@@ -96,7 +96,7 @@ static uint32_t run(struct fixture *f, enum vnpu_type type, bool tiled, const in
     memcpy(f->data->host, idx, sizeof(rows));
 
     const struct vnpu_tensor *src[HTP_MAX_SRC] = {NULL}, *dsts[HTP_MAX_DST] = {NULL};
-    htp_family_get_rows.prep(&d, node, NULL, HTP_OP_GET_ROWS, op, src, dsts);
+    htp_family_prep(&htp_family_get_rows, &d, node, NULL, HTP_OP_GET_ROWS, op, src, dsts);
     op->opcode = HTP_OP_GET_ROWS;
     for (int j = 0; j < HTP_MAX_SRC; j++) {
         op->src[j] = j < 2 ? (uint16_t) j : HTP_NO_TENSOR;
