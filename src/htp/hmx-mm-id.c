@@ -97,8 +97,9 @@ static void hmx_mm_id_push_pair(const struct hmx_mm_id_ctx *c, struct dma_queue 
     }
 }
 
-/* Position pair pr's two f32 rows at v -> vector pr % 16 of the n_k_tiles tiles of activation tile row pr / 16. */
-static void hmx_mm_id_act_pair(const struct hmx_mm_id_ctx *c, const uint8_t *v, uint32_t pr) {
+/* Position pair pr's two f32 rows at v -> vector pr % 16 of the n_k_tiles tiles of activation tile row pr / 16. Out
+ * of line: inlined, the zero vector of a padding column is hoisted and spilled across the DMA pushes. */
+static HEX_NOINLINE void hmx_mm_id_act_compute(const struct hmx_mm_id_ctx *c, const uint8_t *v, uint32_t pr) {
     const struct hmx_mm_id_kparams *kp = c->kp;
     const uint32_t tr = pr / HMX_MM_PAIRS_PER_TILE, i = pr % HMX_MM_PAIRS_PER_TILE, r0 = c->tr_first[tr] + 2 * i;
     uint8_t *dst = c->octx->ctx->vtcm + c->layout.act + (size_t) tr * kp->n_k_tiles * HMX_MM_TILE_BYTES + i * HEX_VLEN;
@@ -127,7 +128,7 @@ static void hmx_mm_id_worker_prep(unsigned nth, unsigned ith, void *arg) {
         dma_queue_pop(q);
         if (!htp_op_skip_compute(c->octx)) {
             htp_trace_start(tr, HTP_TRACE_HVX_A_QUANT, pr);
-            hmx_mm_id_act_pair(c, v, pr);
+            hmx_mm_id_act_compute(c, v, pr);
             htp_trace_stop(tr, HTP_TRACE_HVX_A_QUANT, pr);
         }
         hmx_mm_id_push_pair(c, q, v, pr + 2, pr + 2 < pb);
