@@ -48,6 +48,10 @@ enum vnpu_status vnpu_tensor_get(const struct vnpu_tensor *t, void *data, size_t
     return VNPU_STATUS_OK;
 }
 
+bool vnpu_tensor_host_layout(const struct vnpu_tensor *t) {
+    return !t->buffer || !t->buffer->iface->host_layout || t->buffer->iface->host_layout(t->buffer, t);
+}
+
 /* ---- the host buffer type ---- */
 
 #define HOST_ALIGNMENT 128

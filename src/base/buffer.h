@@ -42,6 +42,9 @@ struct vnpu_buffer_iface {
     /* Optional: read t's data back in GGML layout. NULL = memcpy from t->data. */
     enum vnpu_status (*get_tensor)(struct vnpu_buffer *buf, const struct vnpu_tensor *t, void *data, size_t offset,
                                    size_t size);
+    /* Optional: whether t's bytes in memory (at t->data) are GGML's layout; a layout that transforms data (repack)
+     * says false for the tensors it transforms and for views of them. NULL = true. */
+    bool (*host_layout)(struct vnpu_buffer *buf, const struct vnpu_tensor *t);
 };
 
 struct vnpu_buffer {
@@ -61,6 +64,10 @@ void vnpu_buffer_free(struct vnpu_buffer *buf); /* NULL is a no-op */
 void vnpu_buffer_place_tensor(struct vnpu_buffer *buf, struct vnpu_tensor *t, size_t offset);
 enum vnpu_status vnpu_tensor_set(struct vnpu_tensor *t, const void *data, size_t offset, size_t size);
 enum vnpu_status vnpu_tensor_get(const struct vnpu_tensor *t, void *data, size_t offset, size_t size);
+/* True when t's bytes in memory are GGML's layout (no buffer, or a buffer that keeps t flat), so code that reads
+ * tensors in place may read them: the CPU backend computes only nodes whose operands all are, as ggml's CPU backend
+ * takes operands in host buffers only. A tiled weight in a REPACK buffer, or a view of one, is not. */
+bool vnpu_tensor_host_layout(const struct vnpu_tensor *t);
 
 /* Plain host memory, 128-byte aligned (an HVX vector, a DDR cache line). */
 struct vnpu_buffer_type *vnpu_host_buffer_type(void);

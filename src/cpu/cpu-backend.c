@@ -73,6 +73,11 @@ static bool cpu_supports_op(struct vnpu_device *dev, const struct vnpu_tensor *o
     if ((unsigned) op->op >= VNPU_OP_COUNT) {
         return false;
     }
+    for (int i = 0; i < VNPU_MAX_SRC; i++) {
+        if (op->src[i] && !vnpu_tensor_host_layout(op->src[i])) {
+            return false; /* e.g. a tiled weight: its bytes are not GGML's blocks */
+        }
+    }
     const struct cpu_op_entry *e = &cpu_ops[op->op];
     return vnpu_op_is_empty(op->op) || (e->supported && e->supported(op));
 }

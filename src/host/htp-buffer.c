@@ -129,10 +129,17 @@ static enum vnpu_status htp_repack_get_tensor(struct vnpu_buffer *buf, const str
     return st;
 }
 
+static bool htp_repack_host_layout(struct vnpu_buffer *buf, const struct vnpu_tensor *t) {
+    (void) buf;
+    size_t base;
+    return !htp_repack_tiles(htp_repack_owner(t, &base));
+}
+
 static const struct vnpu_buffer_iface htp_repack_buffer_iface = {
     .free = htp_buffer_free,
     .set_tensor = htp_repack_set_tensor,
     .get_tensor = htp_repack_get_tensor,
+    .host_layout = htp_repack_host_layout,
 };
 
 static size_t htp_repack_alloc_size(struct vnpu_buffer_type *bt, const struct vnpu_tensor *t) {

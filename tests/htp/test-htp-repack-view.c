@@ -2,12 +2,13 @@
  * Views of a weight the HTP0-REPACK buffer stores tiled (Q4_0, 64 rows of 256): get_tensor and set_tensor of a view
  * read and write GGML's flat bytes from the view's offset, as on the flat original (a tile-aligned row range, a row
  * range inside one tile row, a range starting mid-row), and supports_op refuses ops reading such a view while it
- * takes the whole weight.
+ * takes the whole weight; the CPU backend, which reads operands in place, refuses both.
  */
 #include "test-common.h"
 
 #include "backend.h"
 #include "buffer.h"
+#include "cpu-backend.h"
 #include "htp-host.h"
 #include "tensor.h"
 
@@ -45,6 +46,8 @@ static void test_repack_views(void **state) {
     (void) state;
     struct vnpu_device *dev = NULL;
     assert_int_equal(vnpu_htp_device_new(0, &dev), VNPU_STATUS_OK);
+    struct vnpu_device *cpu = NULL;
+    assert_int_equal(vnpu_cpu_device_new(1, &cpu), VNPU_STATUS_OK);
     struct vnpu_buffer_type *bt = vnpu_device_weight_buffer_type(dev, NULL);
     assert_string_equal(vnpu_buffer_type_name(bt), "HTP0-REPACK");
     struct vnpu_ctx *ctx = vnpu_ctx_new(1 << 16, true);
@@ -66,6 +69,7 @@ static void test_repack_views(void **state) {
 
     struct vnpu_tensor *act = vnpu_new_tensor_2d(ctx, VNPU_TYPE_F32, K, 2);
     assert_true(vnpu_device_supports_op(dev, vnpu_mul_mat(ctx, w, act)));
+    assert_false(vnpu_device_supports_op(cpu, vnpu_mul_mat(ctx, w, act))); /* the tiled weight itself */
     for (size_t k = 0; k < sizeof(view_cases) / sizeof(view_cases[0]); k++) {
         const struct view_case *c = &view_cases[k];
         struct vnpu_tensor *v = view_of(ctx, w, c);
@@ -73,6 +77,9 @@ static void test_repack_views(void **state) {
         struct vnpu_tensor *x = vnpu_new_tensor_2d(ctx, VNPU_TYPE_F32, v->ne[0], 2);
         if (vnpu_device_supports_op(dev, vnpu_mul_mat(ctx, v, x))) {
             fail_msg("%s: HTP0 takes MUL_MAT of a view of a tiled weight", c->name);
+        }
+        if (vnpu_device_supports_op(cpu, vnpu_mul_mat(ctx, v, x))) {
+            fail_msg("%s: the CPU backend takes MUL_MAT of a view of a tiled weight, whose bytes are tiles", c->name);
         }
         memset(back, 0xa5, flat);
         assert_int_equal(vnpu_tensor_get(v, back, 0, n), VNPU_STATUS_OK);
@@ -98,6 +105,7 @@ static void test_repack_views(void **state) {
     vnpu_buffer_free(buf);
     vnpu_ctx_free(ctx);
     vnpu_device_free(dev);
+    vnpu_device_free(cpu);
 }
 
 int main(void) {
