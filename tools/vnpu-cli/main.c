@@ -148,6 +148,11 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
         fprintf(stderr, TOOL ": give exactly one prompt: -p TEXT, -f FILE or --tokens IDS\n");
         exit(2);
     }
+    if (a->cparams.trace_path && (!a->cparams.devices || !strstr(a->cparams.devices, "HTP"))) {
+        fprintf(stderr, TOOL ": --trace %s: only NPU devices are traced, and --device %s has none (add HTP0)\n",
+                a->cparams.trace_path, a->cparams.devices ? a->cparams.devices : "CPU (the default)");
+        exit(2);
+    }
     struct stat sm, sl;
     if (a->logits_out && stat(a->model, &sm) == 0 && stat(a->logits_out, &sl) == 0 && sm.st_dev == sl.st_dev &&
         sm.st_ino == sl.st_ino) {
@@ -375,6 +380,14 @@ int main(int argc, char **argv) {
     struct logits_file lf = {0}; /* opened first: a bad path fails before the model loads */
     if (a.logits_out && !logits_file_open(&lf, a.logits_out)) {
         return 1;
+    }
+    struct vnpu_file_out trace_probe; /* the trace is written at the end: its path is tried now */
+    if (a.cparams.trace_path) {
+        if (vnpu_file_out_open(a.cparams.trace_path, &trace_probe) != VNPU_STATUS_OK) {
+            vnpu_file_out_abort(&lf.out);
+            return 1;
+        }
+        vnpu_file_out_abort(&trace_probe);
     }
     struct vnpu_model_params mparams = vnpu_model_default_params();
     mparams.devices = a.cparams.devices ? a.cparams.devices : mparams.devices;
