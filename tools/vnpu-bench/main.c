@@ -277,7 +277,7 @@ static double now_s(void) {
 /* The load report of the oracle's tools. load_begin: CPUs other processes keep busy over BUSY_WAIT_MS, with a
  * warning when they and our threads oversubscribe the machine. load_end: CPUs they used on average during the
  * run (the machine's busy time minus ours, over the wall time; clamped at 0, as /proc/stat counts in clock ticks
- * and getrusage in microseconds). */
+ * and getrusage in microseconds, and not reported for runs under a second, whose few ticks say nothing). */
 struct load {
     double machine, self, wall;
     bool ok;
@@ -306,7 +306,7 @@ static void load_begin(struct load *l, int threads) {
 
 static void load_end(const struct load *l) {
     double machine, self;
-    if (l->ok && cpu_times(&machine, &self)) {
+    if (l->ok && now_s() - l->wall >= 1.0 && cpu_times(&machine, &self)) { /* shorter: a few clock ticks */
         fprintf(stderr, "# other processes used %.2f CPUs on average during the run (%.0f s)\n",
                 fmax(0.0, ((machine - l->machine) - (self - l->self)) / (now_s() - l->wall)), now_s() - l->wall);
     }
@@ -555,7 +555,9 @@ static int run_model(const struct args *a) {
         }
         vnpu_model_free(model);
     }
-    load_end(&load);
+    if (rc == 0) {
+        load_end(&load);
+    }
     free(ts);
     return rc;
 }
