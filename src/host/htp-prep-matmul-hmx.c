@@ -23,12 +23,15 @@
 
 #include <string.h>
 
-/* HTP_MM_HMX_MIN_COLS: the smallest group of columns auto sends to HMX. Measured with vnpu-bench mul_mat on a 2048 x
- * 2048 Q4_0 weight (HTP0-REPACK, VNPU_NHVX default 2, median us, VNPU_MM_PATH=hvx against =hmx): N = 32: 12300 /
- * 11800, 64: 22000 / 22900, 128: 71600 / 38900, 256: 147000 / 77500, 512: 276000 / 224000. The two tie up to 64
- * columns (HMX pads a group to whole tiles of 32 and its emulation runs on one thread, the unit's); from 128 on the
- * HVX path's replicated Q8 columns leave the host's caches and HMX is ahead. HTP_MM_HMX_MIN_CHUNK: prefetch depth is
- * given up before the chunk drops below this many columns. */
+/* HTP_MM_HMX_MIN_COLS: the smallest group of columns auto sends to HMX. The rule is the hardware's, not the
+ * emulation's: on a device HMX multiplies a 32 x 32 FP16 tile pair per instruction and the real backend sends prompt
+ * batches to it, so auto does the same and traces show what a device would run. On this host the emulation of HMX is
+ * the slower of the two: vnpu-bench mul_mat, 2048 x 2048 Q4_0 weight in HTP0-REPACK, VNPU_NHVX default (2), idle
+ * 2-vCPU AVX2 host, median us, VNPU_MM_PATH=hvx / =hmx: N = 32: 5190 / 10600, 64: 9980 / 20100, 128: 20500 / 31700,
+ * 256: 40900 / 61700, 512: 79700 / 118300 (HMX's emulation runs on one thread, the unit's, and pads groups to whole
+ * tiles). 128 columns is where a device's HMX is well ahead (a group of fewer pads more); VNPU_MM_PATH=hvx is the
+ * faster choice for runs on a host that care only for speed. HTP_MM_HMX_MIN_CHUNK: prefetch depth is given up
+ * before the chunk drops below this many columns. */
 #define HTP_MM_HMX_MIN_COLS  128
 #define HTP_MM_HMX_MIN_CHUNK 128
 
