@@ -1,10 +1,9 @@
 /*
  * The token sampler of include/vnpu.h: greedy at temperature <= 0, else llama.cpp's default chain with its
  * optional stages off (common/sampling.cpp: top-k, top-p, min-p, temperature, dist), drawing from a seeded
- * xoshiro256** generator (Blackman and Vigna, "Scrambled linear pseudorandom number generators", 2021;
- * state from splitmix64 of the seed): a seed and the logits fix the tokens, on every machine whose C library
- * computes the same expf (a differing last bit can only change a draw that lands within rounding of a
- * boundary).
+ * xoshiro256** generator (src/base/rng.h, its state from splitmix64 of the seed): a seed and the logits fix the
+ * tokens, on every machine whose C library computes the same expf (a differing last bit can only change a draw
+ * that lands within rounding of a boundary).
  *
  * Weights are float exponentials summed in double. llama.cpp sums float probabilities, which can move the
  * top-p cut only when the cumulative mass lands within float rounding of top_p; its draws use std::mt19937
@@ -12,6 +11,7 @@
  * unordered).
  */
 #include "log.h"
+#include "rng.h"
 #include "vnpu.h"
 
 #include <math.h>
@@ -25,39 +25,16 @@ struct sampler_candidate {
 
 struct vnpu_sampler {
     struct vnpu_sampler_params params;
-    uint64_t rng[4];                /* xoshiro256** state, never all zero */
+    struct vnpu_rng rng;            /* xoshiro256** from splitmix64 of params.seed */
     struct sampler_candidate *all;  /* every candidate (a heap, best on top, while top-p pops them) */
     struct sampler_candidate *best; /* the candidates kept, best first */
     double *weight;                 /* weight of each candidate drawn from */
     size_t cap;
 };
 
-static uint64_t splitmix64(uint64_t *x) {
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static uint64_t rotl64(uint64_t x, int k) {
-    return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t xoshiro256ss_next(uint64_t s[4]) {
-    const uint64_t result = rotl64(s[1] * 5, 7) * 9;
-    const uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl64(s[3], 45);
-    return result;
-}
-
 /* Uniform in [0, 1) with 53 random bits. */
 static double sampler_uniform(struct vnpu_sampler *s) {
-    return (double) (xoshiro256ss_next(s->rng) >> 11) * 0x1.0p-53;
+    return (double) (vnpu_rng_next(&s->rng) >> 11) * 0x1.0p-53;
 }
 
 static float sampler_logit(float x) {
@@ -141,10 +118,7 @@ struct vnpu_sampler *vnpu_sampler_new(const struct vnpu_sampler_params *params) 
         return NULL;
     }
     s->params = *params;
-    uint64_t x = params->seed;
-    for (int i = 0; i < 4; i++) {
-        s->rng[i] = splitmix64(&x);
-    }
+    vnpu_rng_seed(&s->rng, params->seed);
     return s;
 }
 

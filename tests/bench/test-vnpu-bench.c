@@ -13,9 +13,10 @@
 #include <unistd.h>
 
 #define MAX_ROWS 64
-#define MAX_COLS 20
+#define MAX_COLS 32
 
-/* A CSV table split in place: rows of fields (no quoting, which vnpu-bench's op table never needs). */
+/* A CSV table split in place: rows of fields (a quoted field keeps its quotes; vnpu-bench's op table quotes only
+ * the shape, which holds no comma). */
 struct csv {
     char *text;
     char *field[MAX_ROWS][MAX_COLS];
@@ -126,20 +127,28 @@ static void test_op_table(void **state) {
     csv_parse(&t, out);
     assert_int_equal(t.n_rows, 2 * 2 * 3);
     for (int r = 0; r < t.n_rows; r++) {
-        char **f = t.field[r];
-        assert_int_equal(t.n_fields[r], 17);
+        char **f = t.field[r]; /* ggml_op_bench's columns after the device: see bench-op.h */
+        assert_int_equal(t.n_fields[r], 29);
         const bool htp = strcmp(f[0], "HTP0") == 0;
-        assert_string_equal(f[7], htp ? "HTP0-REPACK" : "CPU");
-        assert_true(htp ? strncmp(f[1], "nhvx ", 5) == 0 : strcmp(f[1], "1") == 0 || strcmp(f[1], "2") == 0);
-        const double k = atof(f[4]), m = atof(f[5]), n = atof(f[6]), us = atof(f[9]), gflops = atof(f[11]);
+        assert_string_equal(f[2], "mul_mat");
+        assert_string_equal(f[10], htp ? "HTP0-REPACK" : "CPU");
+        assert_true(htp ? strncmp(f[12], "nhvx ", 5) == 0 : strcmp(f[12], "1") == 0 || strcmp(f[12], "2") == 0);
+        const double k = atof(f[5]), m = atof(f[6]), n = atof(f[7]), us = atof(f[15]), gflops = atof(f[19]);
+        char shape[64];
+        snprintf(shape, sizeof(shape), "\"k=%.0f m=%.0f n=%.0f\"", k, m, n);
+        assert_string_equal(f[4], shape);
         assert_true(k == 256 && m == 96 && (n == 1 || n == 5));
-        assert_true(atoi(f[8]) >= 1 && us > 0.0 && atof(f[10]) <= us);
+        assert_true(atoi(f[13]) >= 1 && atoi(f[14]) == 3 && us > 0.0 && atof(f[16]) <= us);
+        assert_true(atof(f[16]) <= atof(f[17]) && atof(f[18]) >= 0.0); /* min <= mean, stdev */
         assert_true(fabs(gflops - 2.0 * k * m * n / (us * 1e3)) <= 1e-3 * gflops + 1e-4);
-        assert_true(atof(f[13]) <= atof(f[14]));
-        assert_string_equal(f[15], "1");
-        if (!htp && strcmp(f[1], "2") == 0) { /* the row before: the same case on 1 thread */
-            assert_string_equal(t.field[r - 1][1], "1");
-            assert_string_equal(t.field[r - 1][16], f[16]);
+        assert_true(atof(f[21]) == 2.0 * k * m * n);
+        assert_string_equal(f[23], "ok");
+        assert_true(atof(f[24]) <= atof(f[26]) && atof(f[25]) >= 0.0);
+        assert_string_equal(f[27], "1");
+        assert_int_equal(strlen(f[28]), 16);
+        if (!htp && strcmp(f[12], "2") == 0) { /* the row before: the same case on 1 thread */
+            assert_string_equal(t.field[r - 1][12], "1");
+            assert_string_equal(t.field[r - 1][28], f[28]);
         }
     }
     free(out);
@@ -159,11 +168,11 @@ static void test_shapes_summary(void **state) {
     static const struct {
         const char *row;
         int count;
-    } shapes[] = {{"| attn_q/o | q8_0 | 2048x2048x1 |", 32},
-                  {"| attn_k/v | q8_0 | 2048x512x1 |", 32},
-                  {"| ffn_gate/up | q8_0 | 2048x8192x1 |", 32},
-                  {"| ffn_down | q8_0 | 8192x2048x1 |", 16},
-                  {"| output | q8_0 | 2048x32000x1 |", 1}};
+    } shapes[] = {{"| HTP0 | attn_q/o | q8_0 | k=2048 m=2048 n=1 |", 32},
+                  {"| HTP0 | attn_k/v | q8_0 | k=2048 m=512 n=1 |", 32},
+                  {"| HTP0 | ffn_gate/up | q8_0 | k=2048 m=8192 n=1 |", 32},
+                  {"| HTP0 | ffn_down | q8_0 | k=8192 m=2048 n=1 |", 16},
+                  {"| HTP0 | output | q8_0 | k=2048 m=32000 n=1 |", 1}};
     double pass_ms = 0.0;
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
         const char *row = strstr(out, shapes[i].row);
@@ -171,16 +180,21 @@ static void test_shapes_summary(void **state) {
         char buft[32];
         int per_rep;
         double us;
-        assert_int_equal(sscanf(row + strlen(shapes[i].row), " %31s | %d | %lf |", buft, &per_rep, &us), 3);
+        /* weights | threads ("nhvx 2") | ops/rep | us/op (median) */
+        assert_int_equal(sscanf(row + strlen(shapes[i].row), " %31s | %*[^|]| %d | %lf |", buft, &per_rep, &us), 3);
+        assert_string_equal(buft, "HTP0-REPACK");
         pass_ms += shapes[i].count * us * 1e-3;
     }
-    const char *summary = strstr(out, "Matmuls of one forward pass");
+    const char *summary = strstr(out, "llama-3.2-1b matmuls per forward pass");
     assert_non_null(summary);
-    const char *cells = strstr(summary, "| q8_0 | 1 |");
+    const char *cells = strstr(summary, "| HTP0 | q8_0 |");
     assert_non_null(cells);
-    double ms, tps;
-    assert_int_equal(sscanf(cells, "| q8_0 | 1 | %lf | %lf |", &ms, &tps), 2);
-    assert_true(fabs(ms - pass_ms) <= 0.01 + 1e-3 * pass_ms); /* the table's medians are rounded to 0.1 us */
+    double gib, ms, tps;
+    assert_int_equal(sscanf(cells, "| HTP0 | q8_0 | %*[^|]| 1 | %lf | %lf | %lf |", &gib, &ms, &tps), 3);
+    /* Q8_0: 34 bytes per 32 weights; 32 (q/o) + 32 (k/v, a quarter) + 32 (gate/up, x4) + 16 (down, x4) + output */
+    const double bytes = 34.0 / 32.0 * (2048.0 * (32 * 2048 + 32 * 512 + 32 * 8192 + 16 * 4 * 2048) + 2048.0 * 32000);
+    assert_true(fabs(gib - bytes / 1073741824.0) <= 1e-3);
+    assert_true(fabs(ms - pass_ms) <= 0.01 + 1e-3 * pass_ms); /* the table's medians are rounded to 0.01 us */
     assert_true(fabs(tps - 1e3 / ms) <= 0.01 * tps);
     free(out);
 }

@@ -1,5 +1,7 @@
 #include "test-common.h"
 
+#include "hash.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -156,6 +158,13 @@ int test_run(char **out, char **err, const char *fmt, ...) {
     }
     FILE *p = popen(full, "r");
     if (!p) {
+        if (out) {
+            *out = NULL;
+        }
+        if (err) {
+            *err = NULL;
+            unlink(errpath);
+        }
         return -1;
     }
     char *text = read_stream(p, NULL);
@@ -196,38 +205,12 @@ void test_write_file(const char *path, const void *data, size_t size) {
     assert_int_equal(fclose(f), 0);
 }
 
-static uint64_t splitmix64(uint64_t *x) {
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 void test_rng_seed(struct test_rng *rng, const char *seed) {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64 */
-    for (const char *p = seed; *p; p++) {
-        h = (h ^ (uint8_t) *p) * 0x100000001b3ull;
-    }
-    for (int i = 0; i < 4; i++) {
-        rng->s[i] = splitmix64(&h);
-    }
-}
-
-static uint64_t rotl(uint64_t x, int k) {
-    return (x << k) | (x >> (64 - k));
+    vnpu_rng_seed(&rng->state, vnpu_fnv1a64(seed, strlen(seed)));
 }
 
 uint64_t test_rng_next(struct test_rng *rng) {
-    uint64_t *s = rng->s;
-    const uint64_t result = rotl(s[1] * 5, 7) * 9;
-    const uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
+    return vnpu_rng_next(&rng->state);
 }
 
 float test_rng_uniform(struct test_rng *rng) {
@@ -240,6 +223,12 @@ float test_rng_normal(struct test_rng *rng, float std) {
         u1 = 1e-12f;
     }
     return std * sqrtf(-2.0f * logf(u1)) * cosf(6.28318530718f * u2);
+}
+
+void test_rng_fill_normal(struct test_rng *rng, float *x, size_t n, float std) {
+    for (size_t i = 0; i < n; i++) {
+        x[i] = test_rng_normal(rng, std);
+    }
 }
 
 void test_log_collect(enum vnpu_log_level level, const char *text, void *user) {
@@ -304,7 +293,14 @@ int test_count_lines(const char *text, const char *a, const char *b) {
 void test_logits_tokens(const char *path, char *list, size_t size) {
     size_t n = 0;
     uint8_t *data = test_read_file(path, &n);
-    assert_non_null(data);
+    const char *bad = !data                              ? "cannot be read"
+                      : n < 32                           ? "is shorter than the 32-byte header"
+                      : memcmp(data, "LLREFLG1", 8) != 0 ? "does not start with LLREFLG1: not an oracle logits file"
+                                                         : NULL;
+    if (bad) {
+        free(data);
+        fail_msg("%s %s (%zu bytes)", path, bad, n);
+    }
     uint32_t hdr[6];
     memcpy(hdr, data + 8, sizeof(hdr));
     const uint32_t n_tokens = hdr[2] + hdr[3];
@@ -322,9 +318,17 @@ void test_logits_tokens(const char *path, char *list, size_t size) {
 int test_logits_diff(const char *bin, const char *a, const char *b, const char *limits, struct test_logits_cmp *cmp) {
     char *out = NULL;
     const int rc = test_run(&out, NULL, "%s/logits_diff %s %s %s", bin, a, b, limits);
+    if (!out) {
+        fail_msg("%s/logits_diff could not be started", bin);
+    }
     const char *agree = strstr(out, "argmax agreement:"), *max_abs = strstr(out, "max |a-b|:");
     const char *kl = strstr(out, "KL(a||b): mean");
-    assert_true(agree && max_abs && kl);
+    if (!agree || !max_abs || !kl) {
+        printf("%s", out);
+        free(out);
+        fail_msg("%s/logits_diff %s %s exited %d without its summary (argmax agreement, max |a-b|, KL lines)", bin, a,
+                 b, rc);
+    }
     assert_int_equal(sscanf(agree, "argmax agreement: %d/%d", &cmp->agree, &cmp->rows), 2);
     assert_int_equal(sscanf(max_abs, "max |a-b|: %lf", &cmp->max_abs), 1);
     assert_int_equal(sscanf(kl, "KL(a||b): mean %lf", &cmp->kl_mean), 1);

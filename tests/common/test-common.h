@@ -14,6 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "rng.h"
 #include "vnpu.h"
 
 /* Path of a file under the shared models directory (VNPU_MODELS_DIR, default ../shared/models next to
@@ -34,7 +35,8 @@ const char *test_tmpdir(void);
 
 /* Run a shell command; returns its exit status (-1 if it could not run). When out is not NULL, stdout
  * is captured into a malloc'd NUL-terminated string (*out, caller frees); stderr goes to the test log
- * unless err is not NULL, which captures it the same way. */
+ * unless err is not NULL, which captures it the same way. A command that cannot be started returns -1 with *out
+ * and *err NULL. */
 int test_run(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Read a whole file into a malloc'd buffer; NULL if it cannot. */
@@ -42,14 +44,16 @@ void *test_read_file(const char *path, size_t *size);
 /* Write size bytes to path; asserts success. */
 void test_write_file(const char *path, const void *data, size_t size);
 
-/* Deterministic xoshiro256** stream seeded from a string (e.g. a test case's name). */
+/* Deterministic xoshiro256** stream (rng.h) seeded from a string (e.g. a test case's name): the state from
+ * splitmix64 of the string's FNV-1a 64. */
 struct test_rng {
-    uint64_t s[4];
+    struct vnpu_rng state;
 };
 void test_rng_seed(struct test_rng *rng, const char *seed);
 uint64_t test_rng_next(struct test_rng *rng);
-float test_rng_uniform(struct test_rng *rng);           /* [0, 1) */
-float test_rng_normal(struct test_rng *rng, float std); /* N(0, std^2) */
+float test_rng_uniform(struct test_rng *rng);                                   /* [0, 1) */
+float test_rng_normal(struct test_rng *rng, float std);                         /* N(0, std^2) */
+void test_rng_fill_normal(struct test_rng *rng, float *x, size_t n, float std); /* x[0..n) drawn from N(0, std^2) */
 
 /* The integers on the first line of text that starts with "key:" (e.g. "generated ids: 432 383"): up to max
  * of them into ids; returns how many, or -1 when no line starts with key. */

@@ -25,14 +25,9 @@
 #define CT    1
 #define VALID (ROWS - 32 * CT)
 
-static uint8_t vt_raw[K / 32 * 1152] __attribute__((aligned(128)));               /* a tile row as DMA'd */
+static uint8_t vt_raw[K / 32 * HTP_TENSOR_TILE_ALIGNED_SIZE_Q8_0]
+    __attribute__((aligned(128)));                                                /* a tile row as DMA'd */
 static uint16_t vt_tiles[K / 32 * HMX_TILE_HALVES] __attribute__((aligned(128))); /* its FP16 tiles */
-
-static void fill_normal(struct test_rng *rng, float *x, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        x[i] = test_rng_normal(rng, 1.0f);
-    }
-}
 
 /* Whether got is want (IEEE path) or, on the qf32 path, within an FP16 ulp of it plus 2^-20 of the row's largest
  * magnitude: its f32 products and sums may land an ulp off (so across an FP16 rounding tie), and a min cancelling a
@@ -54,7 +49,7 @@ static void check_type(enum vnpu_type type, struct test_rng *rng) {
     const size_t flat_size = vnpu_row_size(type, K) * ROWS, tiled_size = repack_nbytes(type, ne);
     float *x = malloc(sizeof(float) * K * ROWS), *ref = malloc(sizeof(float) * 32 * g.k_cols);
     uint8_t *flat = malloc(flat_size), *tiles = malloc(tiled_size);
-    fill_normal(rng, x, (size_t) K * ROWS);
+    test_rng_fill_normal(rng, x, (size_t) K * ROWS, 1.0f);
     vnpu_type_traits_get(type)->from_f32_ref(x, flat, (int64_t) K * ROWS);
     assert_int_equal(repack_tensor(type, ne, flat, flat_size, tiles, tiled_size, 1), VNPU_STATUS_OK);
 
@@ -125,7 +120,7 @@ static void test_float_weights(void **state) {
     struct test_rng rng;
     test_rng_seed(&rng, "dequant_fp16_float");
     float w[32][32];
-    fill_normal(&rng, &w[0][0], 32 * 32);
+    test_rng_fill_normal(&rng, &w[0][0], 32 * 32, 1.0f);
     w[3][7] = 1e5f;  /* beyond FP16: infinity */
     w[4][8] = 3e-6f; /* an FP16 subnormal */
     for (int f32 = 0; f32 < 2; f32++) {

@@ -51,12 +51,6 @@ static uint8_t vt_x[MAX_K * 4] __attribute__((aligned(128)));                   
 static uint8_t vt_act[2][MAX_K / 32 * ACT_Q8_BLOCK_SIZE] __attribute__((aligned(128))); /* two prepared columns */
 static uint8_t vt_w[32 * MAX_K * 4] __attribute__((aligned(128)));                      /* a weight tile row */
 
-static void fill_normal(struct test_rng *rng, float *x, int n, float std) {
-    for (int i = 0; i < n; i++) {
-        x[i] = test_rng_normal(rng, std);
-    }
-}
-
 /* Code k of a Q8 block: byte k % 4 of a word of group vector k / 4. */
 static int8_t act_code(const uint8_t *blk, int k) {
     return (int8_t) blk[(k / 4) * ACT_Q8_GROUP_STRIDE + k % 4];
@@ -76,7 +70,7 @@ static void test_act_quant_q8(void **state) {
     test_rng_seed(&rng, "act_quant_q8");
     const int n = 256;
     float *x = (float *) vt_x;
-    fill_normal(&rng, x, n, 3.0f);
+    test_rng_fill_normal(&rng, x, (size_t) n, 3.0f);
     for (int k = 32; k < 64; k++) {
         x[k] = 0.0f; /* a block of zeros: d = 0, codes 0 */
     }
@@ -121,7 +115,7 @@ static void test_act_f16_f32(void **state) {
     for (int n = 1; n <= 200; n += 13) {
         float *x = (float *) vt_x;
         memset(vt_x, 0xFF, sizeof(vt_x)); /* junk past n */
-        fill_normal(&rng, x, n, 2.0f);
+        test_rng_fill_normal(&rng, x, (size_t) n, 2.0f);
         act_cvt_f16_row(vt_x, (uint32_t) n, vt_act[0]);
         const vnpu_fp16_t *h = (const vnpu_fp16_t *) vt_act[0];
         for (uint32_t i = 0; i < act_f16_row_size((uint32_t) n) / 2; i++) {
@@ -221,7 +215,7 @@ static void make_weights(const struct qfmt *f, int k, struct test_rng *rng, floa
     float *x = malloc(sizeof(float) * 32 * (size_t) k), *tile = malloc(sizeof(float) * 32 * g.k_cols);
     uint8_t *flat = malloc(row * 32), *tiles = malloc(32 * row + 65536);
     const int64_t ne[4] = {k, 32, 1, 1};
-    fill_normal(rng, x, 32 * k, 1.0f);
+    test_rng_fill_normal(rng, x, (size_t) (32 * k), 1.0f);
     tt->from_f32_ref(x, flat, 32 * (int64_t) k);
     assert_int_equal(repack_tensor(f->type, ne, flat, row * 32, tiles, repack_nbytes(f->type, ne), 1), VNPU_STATUS_OK);
     memset(vt_w, 0xFF, n_blocks * unit);
@@ -360,7 +354,7 @@ static void test_qdot(void **state) {
         const struct qfmt *f = &qfmts[i];
         make_weights(f, k, &rng, deq);
         for (int c = 0; c < 2; c++) {
-            fill_normal(&rng, (float *) vt_x, k, 1.0f + (float) c);
+            test_rng_fill_normal(&rng, (float *) vt_x, (size_t) k, 1.0f + (float) c);
             act_quant_q8_row(vt_x, (uint32_t) k, vt_act[c]);
         }
         float out[3][32] __attribute__((aligned(128)));
@@ -394,7 +388,7 @@ static void test_fold(void **state) {
     test_rng_seed(&rng, "fold");
     float v[32][32] __attribute__((aligned(128)));
     float out[32] __attribute__((aligned(128)));
-    fill_normal(&rng, &v[0][0], 32 * 32, 1.0f);
+    test_rng_fill_normal(&rng, &v[0][0], 32 * 32, 1.0f);
     HVX_Vector pend[5], sum = Q6_V_vzero();
     memset(pend, 0, sizeof(pend));
     for (uint32_t r = 0; r < 32; r++) {
@@ -422,8 +416,8 @@ static void test_float_dot(void **state) {
             const uint32_t valid = k % 2 ? 32 : (uint32_t) (k % 31) + 1;
             float w[32][300], x[2][300];
             memset(vt_w, 0xFF, 32 * stride);
-            fill_normal(&rng, &w[0][0], 32 * 300, 1.0f);
-            fill_normal(&rng, &x[0][0], 2 * 300, 1.0f);
+            test_rng_fill_normal(&rng, &w[0][0], 32 * 300, 1.0f);
+            test_rng_fill_normal(&rng, &x[0][0], 2 * 300, 1.0f);
             for (uint32_t r = 0; r < valid; r++) {
                 for (int i = 0; i < k; i++) {
                     if (f16) {

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 static void bad_value(const char *tool, const char *option, const char *value, const char *why) {
@@ -68,4 +69,10 @@ bool tool_progress(float progress, void *label) {
     fprintf(stderr, "] %3d%%%s", percent, percent >= 100 ? "\n" : "");
     fflush(stderr);
     return true;
+}
+
+double tool_now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
 }

@@ -9,29 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t splitmix64(uint64_t *x) {
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int k) {
-    return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t bench_rng_next(struct bench_rng *r) {
-    uint64_t *s = r->s;
-    const uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
-
 /* FNV-1a over name with the oracle's start value 1469598103934665603, which is not FNV's offset basis
  * 14695981039346656037 (src/base/hash.h): oracle_rng.h's constant lacks the basis's last digit, and the streams
  * are defined by it. */
@@ -44,17 +21,14 @@ static uint64_t bench_stream_hash(const char *name) {
 }
 
 void bench_rng_seed(struct bench_rng *r, uint64_t seed, const char *name) {
-    uint64_t x = seed ^ bench_stream_hash(name);
-    for (int i = 0; i < 4; i++) {
-        r->s[i] = splitmix64(&x);
-    }
+    vnpu_rng_seed(&r->state, seed ^ bench_stream_hash(name));
     r->have_spare = false;
     r->spare = 0.0;
 }
 
 /* Uniform in the open interval (0, 1): the top 53 bits, centred in their step. */
 static double bench_rng_uniform(struct bench_rng *r) {
-    return ((double) (bench_rng_next(r) >> 11) + 0.5) * 0x1.0p-53;
+    return ((double) (vnpu_rng_next(&r->state) >> 11) + 0.5) * 0x1.0p-53;
 }
 
 double bench_rng_normal(struct bench_rng *r) {

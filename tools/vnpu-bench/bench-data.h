@@ -3,9 +3,9 @@
  * (../shared/oracle/oracle_rng.h and ggml_op_bench.c, "Data"), so that both programs time their ops on the
  * same bytes.
  *
- * A stream is xoshiro256** (Blackman and Vigna, "Scrambled linear pseudorandom number generators", 2021)
- * seeded with four splitmix64 outputs of seed ^ hash(stream name), the hash FNV-1a-64 from the oracle's start
- * value (bench-data.c); normals come by Box-Muller in pairs (cos first, then the cached sin) from uniforms
+ * A stream is xoshiro256** (src/base/rng.h) seeded with four splitmix64 outputs of seed ^ hash(stream name),
+ * the hash FNV-1a-64 from the oracle's start value (bench-data.c); normals come by Box-Muller in pairs (cos first, then
+ * the cached sin) from uniforms
  * ((x >> 11) + 0.5) / 2^53 in (0, 1). Weights are drawn row after row from the stream "weights:<type>:<K>x<M>"
  * and quantized with the type's reference quantizer (bit-exact with ggml_quantize_chunk without an importance
  * matrix), an F32 input from "input:<name>". vnpu-bench --dump and ggml_op_bench --dump write identical inputs.
@@ -13,6 +13,7 @@
 #ifndef VNPU_BENCH_DATA_H
 #define VNPU_BENCH_DATA_H
 
+#include "rng.h"
 #include "type-traits.h"
 #include "vnpu.h"
 
@@ -21,7 +22,7 @@
 #include <stdint.h>
 
 struct bench_rng {
-    uint64_t s[4];
+    struct vnpu_rng state;
     bool have_spare; /* Box-Muller's second normal of the last pair is waiting */
     double spare;
 };

@@ -1,10 +1,11 @@
 /* A model's pp / tg speed for vnpu-bench: see bench-model.h. */
 #include "bench-model.h"
 
+#include "tool-common.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* The token stream: the 64-bit LCG of Knuth's MMIX (the oracle's llama_bench draws its tokens the same way),
  * the top 31 bits modulo n_vocab. */
@@ -15,43 +16,39 @@ static vnpu_token bench_token_next(int32_t n_vocab) {
     return (vnpu_token) ((bench_token_state >> 33) % (uint64_t) n_vocab);
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+/* Whether a sequence starts with BOS: the vocabulary adds one and has one. */
+static bool bench_token_bos(const struct vnpu_model *model) {
+    return vnpu_model_add_bos(model) && vnpu_model_bos(model) >= 0;
 }
 
-/* The first token of a sequence: BOS when the vocabulary adds it. */
-static vnpu_token bench_token_first(const struct vnpu_model *model) {
-    return vnpu_model_add_bos(model) && vnpu_model_bos(model) >= 0 ? vnpu_model_bos(model)
-                                                                   : bench_token_next(vnpu_model_n_vocab(model));
-}
-
-/* n prompt tokens as one decode into an empty cache; *secs its wall time. */
+/* n prompt tokens as one decode into an empty cache; *secs its wall time. All n are drawn and BOS then replaces
+ * the first, as llama_bench does, so both programs decode the same prompts. */
 static enum vnpu_status bench_pp(const struct vnpu_model *model, struct vnpu_context *ctx, vnpu_token *tokens, int n,
                                  double *secs) {
-    tokens[0] = bench_token_first(model);
-    for (int i = 1; i < n; i++) {
+    for (int i = 0; i < n; i++) {
         tokens[i] = bench_token_next(vnpu_model_n_vocab(model));
     }
+    if (bench_token_bos(model)) {
+        tokens[0] = vnpu_model_bos(model);
+    }
     vnpu_kv_cache_truncate(ctx, 0);
-    const double t0 = now_s();
+    const double t0 = tool_now_s();
     const enum vnpu_status st = vnpu_decode(ctx, tokens, NULL, n, false);
-    *secs = now_s() - t0;
+    *secs = tool_now_s() - t0;
     return st;
 }
 
 /* n single-token decodes from an empty cache; *secs their wall time. */
 static enum vnpu_status bench_tg(const struct vnpu_model *model, struct vnpu_context *ctx, int n, double *secs) {
-    vnpu_token token = bench_token_first(model);
+    vnpu_token token = bench_token_bos(model) ? vnpu_model_bos(model) : bench_token_next(vnpu_model_n_vocab(model));
     vnpu_kv_cache_truncate(ctx, 0);
     enum vnpu_status st = VNPU_STATUS_OK;
-    const double t0 = now_s();
+    const double t0 = tool_now_s();
     for (int i = 0; i < n && st == VNPU_STATUS_OK; i++) {
         st = vnpu_decode(ctx, &token, NULL, 1, false);
         token = bench_token_next(vnpu_model_n_vocab(model));
     }
-    *secs = now_s() - t0;
+    *secs = tool_now_s() - t0;
     return st;
 }
 

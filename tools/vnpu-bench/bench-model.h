@@ -1,11 +1,13 @@
 /*
  * A whole model's speed, as llama-bench (and the oracle's llama_bench, ../shared/oracle/README.md) measures it:
  *
- *   pp N  prompt processing: N tokens (the first BOS when the vocabulary adds one, the others pseudo-random in
- *         [0, n_vocab)) decoded as one call into an empty KV cache, only the last token's logits kept;
+ *   pp N  prompt processing: N tokens drawn pseudo-random in [0, n_vocab), the first then replaced by BOS when
+ *         the vocabulary adds one (llama_bench's order, so the stream stays in step with it), decoded as one call
+ *         into an empty KV cache, only the last token's logits kept;
  *         t/s = N / the call's wall time.
  *   tg N  text generation: N single-token decodes from an empty KV cache (positions 0..N-1), the first token BOS
- *         (or random), the next ones random; t/s = N / their wall time.
+ *         (drawn when the vocabulary adds none), each next one drawn after a decode (N draws, the last unused); t/s = N
+ * / their wall time.
  *
  * One untimed warm-up per test (pp: the whole test; tg: min(N, 4) tokens), then reps timed repetitions,
  * reported as mean and sample standard deviation of the per-repetition t/s. Times are the host's monotonic

@@ -6,23 +6,17 @@
 #include "hash.h"
 #include "log.h"
 #include "tensor.h"
+#include "tool-common.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define BENCH_CHECK_ROWS 96 /* sampled output rows, at most */
 #define BENCH_CHECK_COLS 6  /* sampled output columns, at most */
 #define BENCH_CALIBRATE  10 /* calibration rounds, at most */
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
 
 /* One case on one device: W, X and the result in the device's buffers, and the graph of repeated nodes. */
 struct bench_mm_setup {
@@ -92,9 +86,9 @@ static enum vnpu_status bench_mm_setup_new(struct vnpu_device *dev, const struct
 
 /* Seconds of one compute of s's graph on dev. */
 static enum vnpu_status bench_compute(struct vnpu_device *dev, struct bench_mm_setup *s, double *t) {
-    const double t0 = now_s();
+    const double t0 = tool_now_s();
     const enum vnpu_status st = vnpu_sched_graph_compute(&dev, 1, s->g);
-    *t = now_s() - t0;
+    *t = tool_now_s() - t0;
     return st;
 }
 
@@ -133,29 +127,38 @@ static double bench_check_tol(enum vnpu_type type) {
     return type == VNPU_TYPE_F16 ? 2e-3 : type == VNPU_TYPE_BF16 ? 1e-2 : 1e-5;
 }
 
-/* Relative RMS error of a sample of out (F32 [m, n]) against W x X in double precision; w holds k floats. */
-static double bench_check(const struct bench_mm_case *c, const float *out, float *w) {
+/* ggml_op_bench's sample index: s of ns picks spread over [0, n), the first and the last included. */
+static int64_t bench_check_pick(int64_t s, int64_t ns, int64_t n) {
+    return ns <= 1 ? 0 : s * (n - 1) / (ns - 1);
+}
+
+/* Relative RMS error of a sample of out (F32 [m, n]) against W x X in double precision into r->check_rel, the
+ * largest absolute difference into r->check_max (a NaN output counts as an infinite difference, as in
+ * ggml_op_bench); w holds k floats. */
+static void bench_check(const struct bench_mm_case *c, const float *out, float *w, struct bench_op_result *r) {
     const struct vnpu_type_traits *tt = vnpu_type_traits_get(c->type);
     const size_t row_size = vnpu_row_size(c->type, c->k);
     const int64_t n_rows = c->m < BENCH_CHECK_ROWS ? c->m : BENCH_CHECK_ROWS;
     const int64_t n_cols = c->n < BENCH_CHECK_COLS ? c->n : BENCH_CHECK_COLS;
-    double err = 0.0, ref = 0.0;
-    for (int64_t r = 0; r < n_rows; r++) {
-        const int64_t i = r * c->m / n_rows;
+    double err = 0.0, ref = 0.0, max_abs = 0.0;
+    for (int64_t a = 0; a < n_rows; a++) {
+        const int64_t i = bench_check_pick(a, n_rows, c->m);
         tt->to_f32((const uint8_t *) c->weights + (size_t) i * row_size, w, c->k);
-        for (int64_t q = 0; q < n_cols; q++) {
-            const int64_t j = q * c->n / n_cols;
+        for (int64_t b = 0; b < n_cols; b++) {
+            const int64_t j = bench_check_pick(b, n_cols, c->n);
             const float *x = c->x + (size_t) (j * c->k);
             double dot = 0.0;
             for (int64_t e = 0; e < c->k; e++) {
                 dot += (double) w[e] * (double) x[e];
             }
-            const double got = out[(size_t) (j * c->m + i)];
-            err += (got - dot) * (got - dot);
+            const double d = fabs((double) out[(size_t) (j * c->m + i)] - dot);
+            max_abs = isnan(d) ? INFINITY : fmax(max_abs, d);
+            err += isnan(d) ? INFINITY : d * d;
             ref += dot * dot;
         }
     }
-    return ref > 0.0 ? sqrt(err / ref) : sqrt(err);
+    r->check_rel = ref > 0.0 ? sqrt(err / ref) : sqrt(err);
+    r->check_max = max_abs;
 }
 
 /* Write W, X and the output as PREFIX.A.<type>, PREFIX.B.f32 and PREFIX.out.f32: all three are written to their
@@ -232,10 +235,20 @@ static enum vnpu_status bench_mm_time(struct vnpu_device *dev, struct bench_mm_s
     return st;
 }
 
+/* Floating-point operations of one MUL_MAT (2 K M N) and the weight bytes it reads (GGML's layout). */
+static double bench_mm_flops(const struct bench_mm_case *c) {
+    return 2.0 * (double) c->k * (double) c->m * (double) c->n;
+}
+
+static double bench_mm_bytes(const struct bench_mm_case *c) {
+    return (double) vnpu_row_size(c->type, c->k) * (double) c->m;
+}
+
 enum vnpu_status bench_mul_mat(struct vnpu_device *dev, const struct bench_mm_case *c, const struct bench_op_opts *o,
                                struct bench_op_result *r) {
     memset(r, 0, sizeof(*r));
     r->check_rel = NAN;
+    r->check_max = NAN;
     r->check_tol = bench_check_tol(c->type);
     struct bench_mm_setup s;
     enum vnpu_status st = bench_mm_setup_new(dev, c, &s, &r->supported);
@@ -254,17 +267,25 @@ enum vnpu_status bench_mul_mat(struct vnpu_device *dev, const struct bench_mm_ca
         st = bench_mm_time(dev, &s, o, r, first, out, ts);
     }
     if (st == VNPU_STATUS_OK) {
-        double mean = 0.0;
+        double mean = 0.0, var = 0.0;
         for (int i = 0; i < o->reps; i++) {
             mean += ts[i] / o->reps;
         }
+        for (int i = 0; i < o->reps; i++) {
+            var += (ts[i] - mean) * (ts[i] - mean);
+        }
         qsort(ts, (size_t) o->reps, sizeof(double), cmp_double);
+        r->reps = o->reps;
         r->us_med = o->reps % 2 ? ts[o->reps / 2] : 0.5 * (ts[o->reps / 2 - 1] + ts[o->reps / 2]);
         r->us_min = ts[0];
-        r->gflops = 2.0 * (double) c->k * (double) c->m * (double) c->n / (r->us_med * 1e3);
-        r->gbs = (double) vnpu_row_size(c->type, c->k) * (double) c->m / (r->us_med * 1e3);
+        r->us_mean = mean;
+        r->us_sd = o->reps > 1 ? sqrt(var / (o->reps - 1)) : 0.0;
+        r->gflops = bench_mm_flops(c) / (r->us_med * 1e3);
+        r->gbs = bench_mm_bytes(c) / (r->us_med * 1e3);
         r->hash = vnpu_fnv1a64(out, out_bytes);
-        r->check_rel = o->check ? bench_check(c, out, wrow) : NAN;
+        if (o->check) {
+            bench_check(c, out, wrow, r);
+        }
         if (o->dump) {
             st = bench_dump(c, o->dump, out);
         }
@@ -283,52 +304,53 @@ bool bench_op_result_ok(const struct bench_op_result *r) {
 
 void bench_op_print_header(FILE *out, const char *fmt) {
     if (strcmp(fmt, "csv") == 0) {
-        fprintf(out, "device,threads,test,type,k,m,n,weights_buft,ops_per_rep,us_median,us_min,gflops,gbs,check_rel,"
-                     "check_tol,det,out_hash\n");
+        fprintf(out, "device,test,op,type,shape,d0,d1,d2,d3,d4,weights_buft,copies,threads,ops_per_rep,reps,us_median,"
+                     "us_min,us_mean,us_stdev,gflops,gbs,flops_per_op,bytes_per_op,check,check_rel_err,check_max_abs,"
+                     "check_tol,deterministic,out_hash\n");
         return;
     }
-    fprintf(out,
-            "| device | threads | test | type | shape (KxMxN) | weights | ops/rep | us/op (median) | min | GFLOP/s "
-            "| GB/s | check (rel. err) | det | out hash |\n");
-    fprintf(out,
-            "| ------ | ------: | ---- | ---- | ------------- | ------- | ------: | -------------: | --: | ------: "
-            "| ---: | ---------------- | --- | -------- |\n");
+    fprintf(out, "| device | test | type | shape | weights | threads | ops/rep | us/op (median) | min | GFLOP/s | GB/s "
+                 "| check (rel. err) | det | out hash |\n");
+    fprintf(out, "| ------ | ---- | ---- | ----- | ------- | ------: | ------: | -------------: | --: | ------: | ---: "
+                 "| ---------------- | --- | -------- |\n");
 }
 
 void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char *threads, const struct bench_mm_case *c,
                         const struct bench_op_result *r) {
     const char *type = vnpu_type_name(c->type);
-    if (strcmp(fmt, "csv") == 0) {
-        if (!r->supported) {
-            fprintf(out, "%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",unsupported,,,,,,,,,\n", dev, threads,
-                    c->label, type, c->k, c->m, c->n);
-            return;
-        }
-        fprintf(out,
-                "%s,%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%s,%d,%.4f,%.4f,%.4f,%.4f,%.3g,%.3g,%d,%016" PRIx64
-                "\n",
-                dev, threads, c->label, type, c->k, c->m, c->n, r->buft, r->per_rep, r->us_med, r->us_min, r->gflops,
-                r->gbs, r->check_rel, r->check_tol, r->det, r->hash);
-        return;
-    }
+    const bool csv = strcmp(fmt, "csv") == 0;
+    char shape[96];
+    snprintf(shape, sizeof(shape), "k=%" PRId64 " m=%" PRId64 " n=%" PRId64, c->k, c->m, c->n);
     if (!r->supported) {
-        fprintf(out, "| %s | %s | %s | %s | %" PRId64 "x%" PRId64 "x%" PRId64 " | not supported | | | | | | | | |\n",
-                dev, threads, c->label, type, c->k, c->m, c->n);
+        if (csv) {
+            fprintf(out,
+                    "%s,%s,mul_mat,%s,\"%s\",%" PRId64 ",%" PRId64 ",%" PRId64 ",0,0,unsupported,,%s,,,,,,,,,,,,,,,,\n",
+                    dev, c->label, type, shape, c->k, c->m, c->n, threads);
+        } else {
+            fprintf(out, "| %s | %s | %s | %s | not supported | %s | | | | | | | | |\n", dev, c->label, type, shape,
+                    threads);
+        }
         return;
     }
-    char check[48];
-    if (isnan(r->check_rel)) {
-        snprintf(check, sizeof(check), "n/a");
-    } else {
-        snprintf(check, sizeof(check), "%s %.2e", r->check_rel <= r->check_tol ? "ok" : "FAIL", r->check_rel);
+    const bool checked = !isnan(r->check_rel);
+    const char *check = !checked ? "-" : r->check_rel <= r->check_tol ? "ok" : "FAIL";
+    if (csv) {
+        fprintf(out,
+                "%s,%s,mul_mat,%s,\"%s\",%" PRId64 ",%" PRId64 ",%" PRId64 ",0,0,%s,1,%s,%d,%d,%.4f,%.4f,%.4f,%.4f,"
+                "%.4f,%.4f,%.0f,%.0f,%s,%.3e,%.3e,%.1e,%d,%016" PRIx64 "\n",
+                dev, c->label, type, shape, c->k, c->m, c->n, r->buft, threads, r->per_rep, r->reps, r->us_med,
+                r->us_min, r->us_mean, r->us_sd, r->gflops, r->gbs, bench_mm_flops(c), bench_mm_bytes(c), check,
+                r->check_rel, r->check_max, r->check_tol, r->det, r->hash);
+        return;
     }
-    fprintf(out,
-            "| %s | %s | %s | %s | %" PRId64 "x%" PRId64 "x%" PRId64
-            " | %s | %d | %.1f | %.1f | %.2f | %.2f | %s | %s | %08" PRIx64 " |\n",
-            dev, threads, c->label, type, c->k, c->m, c->n, r->buft, r->per_rep, r->us_med, r->us_min, r->gflops,
-            r->gbs, check,
+    char check_cell[48] = "-";
+    if (checked) {
+        snprintf(check_cell, sizeof(check_cell), "%s %.1e", check, r->check_rel);
+    }
+    fprintf(out, "| %s | %s | %s | %s | %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %s | %s | %016" PRIx64 " |\n", dev,
+            c->label, type, shape, r->buft, threads, r->per_rep, r->us_med, r->us_min, r->gflops, r->gbs, check_cell,
             r->det > 0    ? "yes"
             : r->det == 0 ? "NO"
                           : "n/a",
-            r->hash >> 32);
+            r->hash);
 }

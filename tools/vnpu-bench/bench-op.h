@@ -11,10 +11,20 @@
  * per_rep, on the host's monotonic clock: for an HTP device that is the emulation's time on this host, not a
  * phone's. GFLOP/s = 2 K M N / median time, GB/s = weight bytes (GGML's layout) / median time.
  *
- * Checks on every case: a sample of the outputs (up to 96 rows x 6 columns, spread evenly) against a
- * double-precision product of the dequantized weights (the type's to_f32) and X, as a relative RMS error with
- * ggml_op_bench's limits (3e-2 for block types, whose activations are quantized to Q8 on the way; 2e-3 F16;
- * 1e-2 BF16; 1e-5 F32); and determinism: the output bytes after the first and the last run are identical.
+ * Checks on every case: a sample of the outputs (up to 96 rows x 6 columns, ggml_op_bench's: row a of 96 is
+ * a (M - 1) / 95, column b of 6 is b (N - 1) / 5, the first and the last included, so both tools compare the same
+ * elements) against a double-precision product of the dequantized weights (the type's to_f32) and X, as a relative
+ * RMS error with ggml_op_bench's limits (3e-2 for block types, whose activations are quantized to Q8 on the way;
+ * 2e-3 F16; 1e-2 BF16; 1e-5 F32; a NaN output fails); and determinism: the output bytes after the first and the last
+ * run are identical.
+ *
+ * The tables are ggml_op_bench's (../shared/oracle/ggml_op_bench.c, print_header/print_row) with a device column in
+ * front. Markdown: its columns in its order, shape "k=K m=M n=N", times, GFLOP/s and GB/s with 2 decimals, the check
+ * "ok 1.2e-03" (or FAIL; "-" unchecked), det yes / NO / n/a, the output's FNV-1a 64 in 16 hex digits. CSV: its
+ * column names in its order after device, except cpu_lib (the device column says what ran); copies is always 1
+ * (vnpu-bench has no --cold), d3 and d4 are 0 (a matmul has three dims). Differences: the threads column of an HTP
+ * device is its worker count as text ("nhvx 2"); a node the device refuses gets a row ("not supported" /
+ * "unsupported") where ggml_op_bench stops; no json output.
  */
 #ifndef VNPU_BENCH_OP_H
 #define VNPU_BENCH_OP_H
@@ -50,11 +60,15 @@ struct bench_op_result {
     bool supported;     /* false: the device's supports_op refused the node; nothing below is set */
     const char *buft;   /* the buffer type the weights went to */
     int per_rep;        /* op executions per repetition */
+    int reps;           /* timed repetitions */
     double us_med;      /* microseconds per op: median over the repetitions */
     double us_min;      /* fastest repetition */
+    double us_mean;     /* mean over the repetitions */
+    double us_sd;       /* their sample standard deviation (0 for one repetition) */
     double gflops, gbs; /* from us_med */
-    double check_rel;   /* relative RMS error of the sample; NaN when not checked */
-    double check_tol;   /* its limit */
+    double check_rel;   /* relative RMS error of the sample (infinite when an output is NaN); NaN when not checked */
+    double check_max;   /* largest absolute difference in the sample; NaN when not checked */
+    double check_tol;   /* the limit on check_rel */
     int det;            /* 1: output bytes identical after the first and the last run, 0: not, -1: one run only */
     uint64_t hash;      /* FNV-1a 64 of the output bytes */
 };
@@ -69,8 +83,9 @@ enum vnpu_status bench_mul_mat(struct vnpu_device *dev, const struct bench_mm_ca
 /* Whether r passed its checks: the sample within its limit (or unchecked) and the output deterministic. */
 bool bench_op_result_ok(const struct bench_op_result *r);
 
-/* The table's header and one row, as ggml_op_bench prints them: fmt "md" (a Markdown table) or "csv". dev names
- * the device, threads its worker count as text ("2", "nhvx 2"). */
+/* The table's header and one row in ggml_op_bench's format with a device column first (what matches and what
+ * differs: the comment at the top): fmt "md" (a Markdown table) or "csv". dev names the device, threads its worker
+ * count as text ("2", "nhvx 2"). */
 void bench_op_print_header(FILE *out, const char *fmt);
 void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char *threads, const struct bench_mm_case *c,
                         const struct bench_op_result *r);

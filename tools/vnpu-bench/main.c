@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #define TOOL         "vnpu-bench"
@@ -268,12 +267,6 @@ static bool cpu_times(double *machine, double *self) {
     return got == 8;
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
-
 /* The load report of the oracle's tools. load_begin: CPUs other processes keep busy over BUSY_WAIT_MS, with a
  * warning when they and our threads oversubscribe the machine. load_end: CPUs they used on average during the
  * run (the machine's busy time minus ours, over the wall time; clamped at 0, as /proc/stat counts in clock ticks
@@ -287,10 +280,10 @@ static void load_begin(struct load *l, int threads) {
     const int n_cpu = (int) sysconf(_SC_NPROCESSORS_ONLN);
     double machine, self;
     const bool ok = cpu_times(&machine, &self);
-    const double wall = now_s();
+    const double wall = tool_now_s();
     usleep(BUSY_WAIT_MS * 1000);
     l->ok = ok && cpu_times(&l->machine, &l->self);
-    l->wall = now_s();
+    l->wall = tool_now_s();
     const double busy = fmax(0.0, ((l->machine - machine) - (l->self - self)) / (l->wall - wall));
     if (!l->ok) {
         fprintf(stderr, "# cpus: %d online, load unknown (/proc/stat unreadable)\n", n_cpu);
@@ -306,9 +299,10 @@ static void load_begin(struct load *l, int threads) {
 
 static void load_end(const struct load *l) {
     double machine, self;
-    if (l->ok && now_s() - l->wall >= 1.0 && cpu_times(&machine, &self)) { /* shorter: a few clock ticks */
+    if (l->ok && tool_now_s() - l->wall >= 1.0 && cpu_times(&machine, &self)) { /* shorter: a few clock ticks */
         fprintf(stderr, "# other processes used %.2f CPUs on average during the run (%.0f s)\n",
-                fmax(0.0, ((machine - l->machine) - (self - l->self)) / (now_s() - l->wall)), now_s() - l->wall);
+                fmax(0.0, ((machine - l->machine) - (self - l->self)) / (tool_now_s() - l->wall)),
+                tool_now_s() - l->wall);
     }
 }
 
@@ -376,27 +370,37 @@ static size_t us_index(const struct args *a, int target, int type, int j, int sh
            (size_t) shape;
 }
 
-/* The matmul time of one forward pass per (target, type, N): each shape's median times its count per pass, summed
- * (the oracle's --shapes summary). */
-static void print_pass_summary(const struct args *a, const struct target *t, int n_targets,
+/* The matmul time of one forward pass per (target, type, N): each shape's median times its count per pass, summed;
+ * ggml_op_bench's --shapes summary (its columns, with the device first), where a row of a type the device does not
+ * run reads n/a. */
+static void print_pass_summary(const struct args *a, const struct target *t, int n_targets, const enum vnpu_type *types,
                                const struct bench_shape *shapes, int n_shapes, const double *us) {
-    printf("\nMatmuls of one forward pass (each shape's median times its count per pass, summed):\n\n");
-    printf("| device | threads | type | n | ms per pass | tokens/s (matmuls only) | GFLOP/s |\n");
-    printf("| ------ | ------: | ---- | -: | ----------: | ----------------------: | ------: |\n");
+    printf("\n%s matmuls per forward pass: each shape's median above times its count per pass (", a->shapes);
+    for (int s = 0; s < n_shapes; s++) {
+        printf("%s%d %s", s ? " + " : "", shapes[s].per_pass, shapes[s].label);
+    }
+    printf("), summed\n\n");
+    printf("| device | type | threads | n | weights GiB | matmul ms / pass | tokens/s (matmuls only) | GFLOP/s "
+           "| weight GB/s |\n");
+    printf("| ------ | ---- | ------: | -: | ---------: | ---------------: | ----------------------: | ------: "
+           "| ----------: |\n");
     for (int ti = 0; ti < n_targets; ti++) {
         for (int y = 0; y < a->types.n; y++) {
             for (int j = 0; j < a->ns.n; j++) {
                 const double n = a->ns.v[j];
-                double pass_us = 0.0, flops = 0.0;
+                double pass_us = 0.0, flops = 0.0, bytes = 0.0;
                 for (int s = 0; s < n_shapes; s++) {
                     pass_us += shapes[s].per_pass * us[us_index(a, ti, y, j, s)];
                     flops += shapes[s].per_pass * 2.0 * (double) shapes[s].k * (double) shapes[s].m * n;
+                    bytes += shapes[s].per_pass * (double) vnpu_row_size(types[y], shapes[s].k) * (double) shapes[s].m;
                 }
-                printf("| %s | %s | %s | %.0f |", vnpu_device_name(t[ti].devs[0]), t[ti].threads, a->types.item[y], n);
+                printf("| %s | %s | %s | %.0f | %.3f |", vnpu_device_name(t[ti].devs[0]), a->types.item[y],
+                       t[ti].threads, n, bytes / 1073741824.0);
                 if (pass_us > 0.0) { /* a NaN (a shape the device does not run) fails the comparison */
-                    printf(" %.2f | %.2f | %.2f |\n", pass_us * 1e-3, n / (pass_us * 1e-6), flops / (pass_us * 1e3));
+                    printf(" %.2f | %.1f | %.1f | %.1f |\n", pass_us * 1e-3, n / (pass_us * 1e-6),
+                           flops / (pass_us * 1e3), bytes / (pass_us * 1e3));
                 } else {
-                    printf(" n/a | n/a | n/a |\n");
+                    printf(" n/a | n/a | n/a | n/a |\n");
                 }
             }
         }
@@ -472,7 +476,7 @@ static int run_ops(const struct args *a) {
         }
     }
     if (rc == 0 && a->shapes && strcmp(a->fmt, "md") == 0) {
-        print_pass_summary(a, targets, n_targets, shapes, n_shapes, us);
+        print_pass_summary(a, targets, n_targets, types, shapes, n_shapes, us);
     }
     if (rc == 0) {
         load_end(&load);
