@@ -2,9 +2,9 @@
  * Devices and the graph scheduler.
  *
  * A device computes graph nodes: CPU (the reference backend, src/cpu) and the NPU devices HTP0..N
- * (src/host). The scheduler walks a graph once per compute: each node goes to its layer's device when that
- * device's supports_op accepts it (with several devices before the fallback, the layers are split between
- * them as llama.cpp's --split-mode layer does), else to the first device in the list that accepts it, and
+ * (src/host). The scheduler walks a graph once per compute: each node goes to its preferred device (the
+ * graph builder's choice: its layer's device under the layer split) when that device's supports_op accepts
+ * it, else to the first device in the list that accepts it, and
  * runs of consecutive nodes on one device are handed over as one call, which an NPU device turns into one
  * request. Memory is unified, so a tensor computed on one device is read in place by the next (an NPU maps
  * the shared buffer, or stages host memory through one); the scheduler makes no copies.
@@ -43,18 +43,13 @@ struct vnpu_buffer_type *vnpu_device_buffer_type(struct vnpu_device *dev);
 struct vnpu_buffer_type *vnpu_device_weight_buffer_type(struct vnpu_device *dev, const struct vnpu_tensor *weight);
 void vnpu_device_free(struct vnpu_device *dev); /* NULL is a no-op */
 
-/* Compute graph g on devs[0..n_devs), the last one the fallback (the CPU). Layer split: with two or more
- * devices before the fallback, a node named "<what>-<il>" (llama.cpp's graph names) belongs to layer il, and
- * a node with no layer in its name to the last layer named before it (none before layer 0); layers 0..n_layer-1
- * (n_layer from the names) are split in equal shares over devs[0..n_devs-1) as llama.cpp's layer split with
- * equal fractions (device d takes the layers il with d / n <= il / n_layer < (d + 1) / n). A node goes to its
- * layer's device when that device's supports_op accepts it, else (and with no layer, or one device before the
- * fallback) to the first device that accepts it. Consecutive nodes bound to the same device are passed in one
- * graph_compute call. Nodes
+/* Compute graph g on devs[0..n_devs), the last one the fallback (the CPU). A node goes to its preferred
+ * device (node->device, set by the graph builder: the layer split of src/model, as llama.cpp's
+ * --split-mode layer) when that device is in devs and its supports_op accepts it, else to the first device
+ * that accepts it. Consecutive nodes bound to the same device are passed in one graph_compute call. Nodes
  * with an empty op (vnpu_op_is_empty) start no run; inside a run they are passed along and devices skip
- * them. A node no device accepts is an error
- * (VNPU_STATUS_UNSUPPORTED, naming the op and its types); list the CPU device last as the fallback.
- * Every tensor of g must be allocated. */
+ * them. A node no device accepts is an error (VNPU_STATUS_UNSUPPORTED, naming the op and its types); list
+ * the CPU device last as the fallback. Every tensor of g must be allocated. */
 enum vnpu_status vnpu_sched_graph_compute(struct vnpu_device **devs, int n_devs, struct vnpu_graph *g);
 
 #endif /* VNPU_BACKEND_H */

@@ -73,6 +73,7 @@ enum vnpu_glu_op {
 #define VNPU_TENSOR_FLAG_WEIGHT 4u /* model weight, lives in a weight buffer */
 
 struct vnpu_buffer;
+struct vnpu_device;
 
 struct vnpu_tensor {
     enum vnpu_type type;
@@ -91,6 +92,8 @@ struct vnpu_tensor {
     void *data;                 /* host address of element [0,0,0,0]; NULL until allocated */
     struct vnpu_buffer *buffer; /* the buffer holding data, NULL for arena or mapped-file data */
     void *extra;                /* owned by the device that placed the tensor (e.g. tiled-layout info) */
+    struct vnpu_device *device; /* graph nodes: the device the scheduler tries first (its layer's, set by the
+                                 * graph builder); NULL: none (vnpu_sched_graph_compute) */
 
     char name[VNPU_MAX_NAME];
 };

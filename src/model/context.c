@@ -17,6 +17,7 @@ struct vnpu_context {
     char *devices;
     struct vnpu_device *devs[LLAMA_MAX_DEVICES];
     int n_devs;
+    struct vnpu_device **layer_dev; /* [n_layer + 1]: each layer's and the output's device (llama_layer_devices) */
     struct llama_kv_cache kv;
     struct vnpu_gallocr *galloc;
     size_t graph_mem; /* arena bytes for one forward graph's tensor structs */
@@ -83,6 +84,15 @@ enum vnpu_status vnpu_context_new(struct vnpu_model *model, const struct vnpu_co
     if (st == VNPU_STATUS_OK) {
         st = llama_devices_open(c->devices, c->params.n_threads, c->devs, &c->n_devs);
     }
+    if (st == VNPU_STATUS_OK) {
+        c->layer_dev = calloc((size_t) model->hp.n_layer + 1, sizeof(*c->layer_dev));
+        if (c->layer_dev) {
+            llama_layer_devices(c->devs, c->n_devs, (int) model->hp.n_layer, c->layer_dev);
+        } else {
+            vnpu_log_error("context: cannot allocate the layer split's table");
+            st = VNPU_STATUS_NO_MEMORY;
+        }
+    }
     for (int d = 0; st == VNPU_STATUS_OK && c->params.trace_path && d < c->n_devs; d++) {
         if (vnpu_htp_device_is(c->devs[d])) {
             st = vnpu_htp_device_trace(c->devs[d], c->params.trace_path);
@@ -118,6 +128,7 @@ void vnpu_context_free(struct vnpu_context *ctx) {
     for (int d = 0; d < ctx->n_devs; d++) {
         vnpu_device_free(ctx->devs[d]);
     }
+    free(ctx->layer_dev);
     free(ctx->logits);
     free(ctx->logits_row);
     free(ctx->devices);
@@ -228,8 +239,11 @@ static enum vnpu_status decode_batch(struct vnpu_context *c, const vnpu_token *t
         return VNPU_STATUS_NO_MEMORY;
     }
     struct vnpu_graph *g = vnpu_graph_new(gctx, c->graph_size);
-    const struct llama_graph_params p = {
-        .n_tokens = n_tokens, .n_outputs = n_outputs, .kv_head = start, .flash_attn = c->params.flash_attn};
+    const struct llama_graph_params p = {.n_tokens = n_tokens,
+                                         .n_outputs = n_outputs,
+                                         .kv_head = start,
+                                         .flash_attn = c->params.flash_attn,
+                                         .layer_dev = c->layer_dev};
     struct llama_graph_inputs in;
     llama_graph_build(gctx, g, c->model, &c->kv, &p, &in);
     enum vnpu_status st = vnpu_gallocr_alloc_graph(c->galloc, g);

@@ -27,28 +27,30 @@ enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu
     const char *p = list;
     do { /* every comma-separated item, the empty ones too ("CPU," names an empty device) */
         const size_t len = strcspn(p, ",");
+        const bool is_cpu = len == 3 && memcmp(p, "CPU", 3) == 0;
         if (len == 0 || *n_devs == LLAMA_MAX_DEVICES - 1) {
             vnpu_log_error("device list '%s': %s", list, len == 0 ? "empty name" : "too many devices");
             st = VNPU_STATUS_BAD_ARG;
             break;
         }
+        bool twice = is_cpu && have_cpu;
         for (int d = 0; d < *n_devs; d++) {
             const char *name = vnpu_device_name(devs[d]);
-            if (strlen(name) == len && memcmp(name, p, len) == 0) {
-                vnpu_log_error("device list '%s': %.*s appears twice", list, (int) len, p);
-                st = VNPU_STATUS_BAD_ARG;
-            }
+            twice = twice || (strlen(name) == len && memcmp(name, p, len) == 0);
         }
-        if (st == VNPU_STATUS_OK && (st = device_open(p, len, n_threads, &devs[*n_devs])) == VNPU_STATUS_OK) {
-            have_cpu = have_cpu || strcmp(vnpu_device_name(devs[*n_devs]), "CPU") == 0;
+        if (twice) {
+            vnpu_log_error("device list '%s': %.*s appears twice", list, (int) len, p);
+            st = VNPU_STATUS_BAD_ARG;
+        } else if (is_cpu) {
+            have_cpu = true; /* opened last, below */
+        } else if ((st = device_open(p, len, n_threads, &devs[*n_devs])) == VNPU_STATUS_OK) {
             (*n_devs)++;
         }
         p += len;
     } while (st == VNPU_STATUS_OK && *p++ == ',');
-    if (st == VNPU_STATUS_OK && !have_cpu) { /* the fallback for ops no NPU device takes */
-        if ((st = vnpu_cpu_device_new(n_threads, &devs[*n_devs])) == VNPU_STATUS_OK) {
-            (*n_devs)++;
-        }
+    /* The CPU last, named or not: the fallback for ops no NPU device takes. */
+    if (st == VNPU_STATUS_OK && (st = vnpu_cpu_device_new(n_threads, &devs[*n_devs])) == VNPU_STATUS_OK) {
+        (*n_devs)++;
     }
     if (st != VNPU_STATUS_OK) {
         for (int d = 0; d < *n_devs; d++) {
@@ -57,4 +59,19 @@ enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu
         *n_devs = 0;
     }
     return st;
+}
+
+int llama_layer_device(int il, int n_layer, int n_split) {
+    int d = 0;
+    while (d < n_split - 1 && (int64_t) (d + 1) * (n_layer + 1) <= (int64_t) il * n_split) {
+        d++;
+    }
+    return d;
+}
+
+void llama_layer_devices(struct vnpu_device **devs, int n_devs, int n_layer, struct vnpu_device **layer_dev) {
+    const int n_split = n_devs - 1; /* all but the CPU, which llama_devices_open lists last */
+    for (int il = 0; il <= n_layer; il++) {
+        layer_dev[il] = n_split > 0 ? devs[llama_layer_device(il, n_layer, n_split)] : NULL;
+    }
 }

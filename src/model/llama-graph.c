@@ -12,6 +12,14 @@ static struct vnpu_tensor *named(struct vnpu_tensor *t, const char *what, int il
     return t;
 }
 
+/* Prefer dev for the nodes g gained since node start (a layer's); returns the node count, the next start. */
+static int place_nodes(struct vnpu_graph *g, int start, struct vnpu_device *dev) {
+    for (int i = start; i < g->n_nodes; i++) {
+        g->nodes[i]->device = dev;
+    }
+    return g->n_nodes;
+}
+
 static struct vnpu_tensor *input(struct vnpu_ctx *ctx, enum vnpu_type type, int64_t ne0, int64_t ne1,
                                  const char *name) {
     struct vnpu_tensor *t = vnpu_new_tensor_2d(ctx, type, ne0, ne1);
@@ -75,6 +83,8 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
     in->out_ids = p->n_outputs < p->n_tokens ? input(ctx, VNPU_TYPE_I32, p->n_outputs, 1, "inp_out_ids") : NULL;
 
     struct vnpu_tensor *inp_l = named(vnpu_get_rows(ctx, w->token_embd, in->tokens), "inp_embd", -1);
+    vnpu_graph_build_forward_expand(g, inp_l);
+    int layer_start = g->n_nodes; /* the first node of the layer being built */
     for (int il = 0; il < (int) hp->n_layer; il++) {
         const struct llama_layer *y = &w->layers[il];
         struct vnpu_tensor *inp_sa = inp_l;
@@ -106,9 +116,12 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
         cur = named(vnpu_swiglu_split(ctx, gate, up), "ffn_swiglu", il);
         cur = named(vnpu_mul_mat(ctx, y->ffn_down, cur), "ffn_out", il);
         inp_l = named(vnpu_add(ctx, cur, ffn_inp), "l_out", il);
+        vnpu_graph_build_forward_expand(g, inp_l); /* the order is the same as expanding from the next layer */
+        layer_start = place_nodes(g, layer_start, p->layer_dev ? p->layer_dev[il] : NULL);
     }
     struct vnpu_tensor *cur = rms_norm_mul(ctx, inp_l, w->output_norm, hp->rms_eps, "result_norm", -1);
     in->logits = named(vnpu_mul_mat(ctx, w->output, cur), "result_output", -1);
     in->logits->flags |= VNPU_TENSOR_FLAG_OUTPUT;
     vnpu_graph_build_forward_expand(g, in->logits);
+    place_nodes(g, layer_start, p->layer_dev ? p->layer_dev[hp->n_layer] : NULL);
 }

@@ -115,10 +115,13 @@ struct llama_graph_params {
     uint32_t n_outputs; /* 1 (last token) or n_tokens */
     uint32_t kv_head;   /* cache cell of the first token (= its position) */
     bool flash_attn;
+    struct vnpu_device *const *layer_dev; /* [n_layer + 1]: each layer's and the output's device (the node's
+                                           * preferred device, llama_layer_devices); NULL: no preference */
 };
 
 /* Build the forward graph of p.n_tokens tokens into g (tensors in ctx, no data), writing K/V of the new
- * tokens into cells kv_head.. of the cache. */
+ * tokens into cells kv_head.. of the cache. Every node of layer il gets p.layer_dev[il] as its preferred device,
+ * the output's nodes p.layer_dev[n_layer], the input's (token embedding) none. */
 void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct vnpu_model *model,
                        const struct llama_kv_cache *kv, const struct llama_graph_params *p,
                        struct llama_graph_inputs *in);
@@ -126,8 +129,22 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
 /* Milliseconds on a monotonic clock. */
 double llama_time_ms(void);
 
-/* Open the devices named in list ("CPU", "HTP0,HTP1", case-sensitive as llama.cpp names them), CPU
- * appended last as the fallback when absent. VNPU_STATUS_BAD_ARG naming an unknown device. */
+/* Open the devices named in list ("CPU", "HTP0,HTP1", case-sensitive as llama.cpp names them) in their order,
+ * except the CPU, which comes last wherever it is named and is appended when absent: the fallback for ops no
+ * other device takes ("HTP0,CPU,HTP1" opens HTP0, HTP1, CPU). VNPU_STATUS_BAD_ARG naming an unknown device or
+ * one named twice. */
 enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu_device **devs, int *n_devs);
+
+/* The device (0..n_split-1) of layer il of n_layer split over n_split devices (n_split >= 1), il == n_layer
+ * being the output layer: llama.cpp's --split-mode layer with equal tensor_split fractions
+ * (llama_model::load_tensors, get_layer_buft_list), which counts the output as a layer and gives il to the
+ * first device d whose cumulative share (d + 1) / n_split exceeds il / (n_layer + 1). 16 layers on 2 devices:
+ * 0..8 on device 0, 9..15 and the output on device 1. */
+int llama_layer_device(int il, int n_layer, int n_split);
+
+/* layer_dev[0..n_layer]: the device of each layer and (index n_layer) of the output, by llama_layer_device over
+ * the devices of devs (as llama_devices_open made them) but the last, the CPU; all NULL (no preference) when the
+ * CPU is the only device. */
+void llama_layer_devices(struct vnpu_device **devs, int n_devs, int n_layer, struct vnpu_device **layer_dev);
 
 #endif /* VNPU_LLAMA_H */

@@ -49,6 +49,7 @@ static enum vnpu_status model_init(const struct gguf_file *f, struct vnpu_model 
 /* A weight and the ops that read it in the forward graph (llama-graph.c). */
 struct weight_use {
     struct vnpu_tensor *t;
+    int il;        /* its layer (llama_layer_device: n_layer for the output), -1 for the input (token_embd) */
     bool get_rows; /* token_embd */
     bool mul_mat;  /* every other matrix, and token_embd when the output is tied to it */
 };
@@ -84,15 +85,15 @@ static struct weight_use *weight_uses(const struct vnpu_model *m, int *n) {
     if (!u) {
         return NULL;
     }
-    u[(*n)++] = (struct weight_use){w->token_embd, true, w->output == w->token_embd};
+    u[(*n)++] = (struct weight_use){w->token_embd, -1, true, w->output == w->token_embd};
     if (w->output != w->token_embd) {
-        u[(*n)++] = (struct weight_use){w->output, false, true};
+        u[(*n)++] = (struct weight_use){w->output, (int) m->hp.n_layer, false, true};
     }
     for (uint32_t il = 0; il < m->hp.n_layer; il++) {
         const struct llama_layer *y = &w->layers[il];
         struct vnpu_tensor *const mats[7] = {y->wq, y->wk, y->wv, y->wo, y->ffn_gate, y->ffn_up, y->ffn_down};
         for (int i = 0; i < 7; i++) {
-            u[(*n)++] = (struct weight_use){mats[i], false, true};
+            u[(*n)++] = (struct weight_use){mats[i], (int) il, false, true};
         }
     }
     return u;
@@ -104,8 +105,10 @@ static size_t weight_slot(struct vnpu_buffer_type *bt, const struct vnpu_tensor 
 }
 
 /* Place the weights on the devices that compute with them, as llama.cpp's loader selects a weight's buffer type:
- * each block-quantized matrix goes to the weight buffer type of the first device of the model's list whose
- * supports_op takes every op that reads it (MUL_MAT, GET_ROWS for token_embd), copied there with vnpu_tensor_set
+ * each block-quantized matrix goes to the weight buffer type of its layer's device (llama_layer_devices: the
+ * layer split; token_embd, read by the input, has none) when that device's supports_op takes every op that reads
+ * it (MUL_MAT, GET_ROWS for token_embd), else of the first device of the model's list that does, copied there
+ * with vnpu_tensor_set
  * (an HTP device's REPACK buffer tiles it), one buffer per buffer type; when that device is the CPU, or the weight
  * is F32/F16 (no device stores those in a layout of its own), it stays in the file's mapping (an NPU stages it on
  * first use). progress gets the fraction of bytes placed. The contexts of the model must include the devices its
@@ -124,16 +127,23 @@ static enum vnpu_status model_place_weights(struct vnpu_model *m, const struct v
         vnpu_log_error("%s: cannot allocate the weight placement tables", gguf_path(m->gguf));
         st = VNPU_STATUS_NO_MEMORY;
     }
+    struct vnpu_device *layer_dev[LLAMA_MAX_LAYERS + 1];
+    llama_layer_devices(devs, n_devs, (int) m->hp.n_layer, layer_dev);
     size_t total = 0, done = 0;
     for (int i = 0; i < n_uses && st == VNPU_STATUS_OK; i++) {
         if (!vnpu_type_traits_get(uses[i].t->type)->is_quantized) {
             continue;
         }
+        struct vnpu_device *first = uses[i].il >= 0 ? layer_dev[uses[i].il] : NULL;
         bool takes = false;
-        for (int d = 0; d < n_devs && !takes && st == VNPU_STATUS_OK; d++) {
-            st = weight_probe(devs[d], &uses[i], &takes);
+        for (int d = -1; d < n_devs && !takes && st == VNPU_STATUS_OK; d++) { /* d = -1: the layer's device */
+            struct vnpu_device *dev = d < 0 ? first : devs[d];
+            if (!dev || (d >= 0 && dev == first)) {
+                continue;
+            }
+            st = weight_probe(dev, &uses[i], &takes);
             if (takes) {
-                struct vnpu_buffer_type *bt = vnpu_device_weight_buffer_type(devs[d], uses[i].t);
+                struct vnpu_buffer_type *bt = vnpu_device_weight_buffer_type(dev, uses[i].t);
                 bts[i] = bt == vnpu_host_buffer_type() ? NULL : bt;
                 total += bts[i] ? vnpu_nbytes(uses[i].t) : 0;
             }

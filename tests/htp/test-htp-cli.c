@@ -117,14 +117,7 @@ static bool executed_layer(const char *err, const char *dev, int il) {
     char execute[64], suffix[16];
     snprintf(execute, sizeof(execute), "vnpu-htp: %s execute-op ", dev);
     snprintf(suffix, sizeof(suffix), "-%d : ", il);
-    for (const char *x = strstr(err, execute); x; x = strstr(x + 1, execute)) {
-        const char *eol = strchr(x, '\n');
-        const char *hit = strstr(x, suffix);
-        if (hit && (!eol || hit < eol)) {
-            return true;
-        }
-    }
-    return false;
+    return test_count_lines(err, execute, suffix) > 0;
 }
 
 /* Two devices split the five layers as llama.cpp's --split-mode layer does with equal shares: layers 0..2 on
