@@ -9,14 +9,8 @@
 #include "hvx-f32-vec.h"
 #include "row-stream.h"
 
-/* sigmoid(z), saturated to 0 below -87 where the CPU's e^-z overflows (sigmoid_f32 stops at 1.6e-38): x times it is
- * then -0 for a finite x and NaN for -inf, as the CPU's x / (1 + e^-x) = -inf / inf. */
-static inline HVX_Vector hvx_vec_sigmoid_sat_f32(HVX_Vector z) {
-    return Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VsfVsf(hvx_vec_splat_f32(-87.0f), z), Q6_V_vzero(), hvx_vec_sigmoid_f32(z));
-}
-
 static inline HVX_Vector hvx_vec_silu_f32(HVX_Vector x) {
-    return hvx_vec_mul_f32(x, hvx_vec_sigmoid_sat_f32(x));
+    return hvx_vec_mul_f32(x, hvx_vec_sigmoid_f32(x));
 }
 
 static inline HVX_Vector hvx_vec_gelu_f32(HVX_Vector x) {
@@ -24,7 +18,7 @@ static inline HVX_Vector hvx_vec_gelu_f32(HVX_Vector x) {
     const HVX_Vector two_sqrt_2_over_pi = hvx_vec_splat_f32(1.59576912160573071f);
     const HVX_Vector t = hvx_vec_add_f32(hvx_vec_mul_f32(hvx_vec_mul_f32(x, x), c), hvx_vec_splat_f32(1.0f));
     const HVX_Vector z2 = hvx_vec_mul_f32(hvx_vec_mul_f32(x, t), two_sqrt_2_over_pi);
-    return hvx_vec_mul_f32(x, hvx_vec_sigmoid_sat_f32(z2));
+    return hvx_vec_mul_f32(x, hvx_vec_sigmoid_f32(z2));
 }
 
 /* A compute of the row stream: dst = EXPR per vector, with x the src0 vector and g the src1 vector. */

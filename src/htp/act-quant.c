@@ -22,15 +22,6 @@ static inline HVX_Vector hvx_vec_reduce_sum_i32(HVX_Vector v) {
     return v;
 }
 
-/* The largest lane, in every lane, of non-negative floats: their bit patterns order as int32 (one integer
- * maximum per level instead of a float one). */
-static inline HVX_Vector hvx_vec_reduce_max_abs_f32(HVX_Vector v) {
-    for (int bytes = 64; bytes >= 4; bytes >>= 1) {
-        v = Q6_Vw_vmax_VwVw(v, Q6_V_vror_VR(v, bytes));
-    }
-    return v;
-}
-
 /* x rounded to the nearest integer, as int32 lanes, for |x| <= 127. With IEEE sf arithmetic adding 1.5 * 2^23
  * rounds exactly (nearest even) and the integer is the low mantissa bits; the qf32 forms before v73 may land that sum
  * an ulp off, so there x goes through hf (whose rounding of |x| <= 127 moves it by at most 1/32) and the v68
@@ -50,7 +41,7 @@ void act_quant_q8_row(const uint8_t *x, uint32_t n, uint8_t *dst) {
     const HVX_Vector subnormal = Q6_V_vsplat_R(0x007FFFFF); /* the largest subnormal's bits */
     for (uint32_t b = 0; b < n / ACT_Q8_BLOCK; b++, dst += ACT_Q8_BLOCK_SIZE) {
         const HVX_Vector v = hvx_vmem_ld(x + (size_t) b * HEX_VLEN);
-        const HVX_Vector amax = hvx_vec_reduce_max_abs_f32(Q6_V_vand_VV(v, abs_mask));
+        const HVX_Vector amax = hvx_vec_reduce_max_i32(Q6_V_vand_VV(v, abs_mask)); /* |x| bits order as int32 */
         const HVX_Vector d = hvx_vec_mul_f32(amax, inv_127);
         const HVX_VectorPred live = Q6_Q_vcmp_gt_VwVw(amax, subnormal); /* amax >= FLT_MIN */
         const HVX_Vector id = Q6_V_vmux_QVV(live, hvx_vec_mul_f32(hvx_vec_recip_f32(amax), f127), Q6_V_vzero());

@@ -201,6 +201,7 @@ uint32_t copy_stream_run(struct copy_stream *s) {
     }
     if (s->bad_task != COPY_STREAM_NO_TASK) {
         const struct copy_task t = copy_task_of(s, s->bad_task);
+        HTP_ASSERT(s->ops->report_bad); /* required of an op whose push_reads can fail (copy-stream.h) */
         s->ops->report_bad(s, &t, s->octx->msg);
         return HTP_STATUS_INVAL_PARAMS;
     }

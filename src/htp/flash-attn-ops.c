@@ -290,7 +290,7 @@ static HEX_NOINLINE void fa_compute_row(struct fa_thread *t, const struct fa_tas
         kmax = Q6_Vw_vmax_VwVw(kmax, hvx_vec_f32_order_key(s));
     }
     const HVX_Vector m_old = hvx_vmem_ld(m);
-    const HVX_Vector m_new = hvx_vec_max_f32(m_old, hvx_vec_reduce_max_f32(hvx_vec_f32_order_key(kmax)));
+    const HVX_Vector m_new = hvx_vec_max_f32(m_old, hvx_vec_f32_order_key(hvx_vec_reduce_max_i32(kmax)));
     const HVX_Vector corr = hvx_vec_exp_f32(hvx_vec_sub_f32(m_old, m_new));
     HVX_Vector sum = Q6_V_vzero();
     for (uint32_t ch = 0; ch < nchunk; ch++) {

@@ -43,17 +43,7 @@ static int64_t get_rows_index(const struct get_rows_ctx *c, const struct copy_ta
 
 static void get_rows_report_bad(const struct copy_stream *s, const struct copy_task *t, struct htp_msg *m) {
     const struct get_rows_ctx *c = s->params;
-    htp_msg_str(m, "row index ");
-    htp_msg_i64(m, get_rows_index_at(c, t));
-    htp_msg_str(m, " at [");
-    htp_msg_u64(m, t->i1, 10);
-    htp_msg_str(m, ", ");
-    htp_msg_u64(m, t->i2, 10);
-    htp_msg_str(m, ", ");
-    htp_msg_u64(m, t->i3, 10);
-    htp_msg_str(m, "] outside [0, ne01 = ");
-    htp_msg_u64(m, c->src->ne[1], 10);
-    htp_msg_str(m, ")");
+    htp_msg_row_index(m, get_rows_index_at(c, t), t->i1, t->i2, t->i3, "ne01", c->src->ne[1]);
 }
 
 /* The plane DMAs of a quantized task of row i01: from its flat blocks or from its tiles. */

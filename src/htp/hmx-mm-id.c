@@ -256,31 +256,17 @@ static void hmx_mm_id_worker_compute(unsigned nth, unsigned ith, void *arg) {
 
 /* ---- the entry ---- */
 
-/* Shapes, types and kparams agree with each other and with the session; fills the weight geometry of c. */
+/* Shapes, types and kparams agree with each other and with the session (MUL_MAT_ID's checks, and K a multiple of 32
+ * here); fills the weight geometry of c. */
 static uint32_t hmx_mm_id_check(struct hmx_mm_id_ctx *c, const struct htp_ctx *ctx) {
     const struct hmx_mm_id_kparams *kp = c->kp;
-    const struct htp_tensor *w = c->src0, *x = c->src1, *ids = c->ids, *d = c->dst;
-    for (int i = 0; i < HTP_MAX_DIMS; i++) {
-        if (w->ne[i] == 0 || x->ne[i] == 0 || ids->ne[i] == 0) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-    }
-    const uint32_t ne00 = w->ne[0], ne01 = w->ne[1], n_expert = w->ne[2];
-    const uint32_t ne11 = x->ne[1], n_used = ids->ne[0], n_tokens = ids->ne[1];
-    if (x->type != HTP_TYPE_F32 || x->nb[0] != 4 || ids->type != HTP_TYPE_I32 || ids->nb[0] != 4 ||
-        d->type != HTP_TYPE_F32 || !htp_tensor_is_contiguous(d, 4) || w->ne[3] != 1 || x->ne[3] != 1 ||
-        ids->ne[2] != 1 || ids->ne[3] != 1 || x->ne[0] != ne00 || x->ne[2] != n_tokens || n_used % ne11 != 0 ||
-        d->ne[0] != ne01 || d->ne[1] != n_used || d->ne[2] != n_tokens || d->ne[3] != 1 || ne00 > MATMUL_MAX_K ||
-        ne00 % HMX_MM_TILE != 0 || n_expert > MATMUL_ID_MAX_EXPERTS) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (kp->n_threads == 0 || kp->n_threads > ctx->n_threads || kp->n_act_threads == 0 ||
-        kp->n_act_threads > kp->n_threads || kp->n_prefetch == 0 || kp->n_prefetch > HMX_MM_MAX_PREFETCH ||
-        kp->tokens_chunk == 0 || kp->pairs_chunk != (uint64_t) kp->tokens_chunk * n_used ||
-        kp->pairs_chunk > MATMUL_ID_MAX_PAIRS ||
-        kp->act_tile_rows < hmx_mm_id_act_tile_rows(kp->pairs_chunk, n_expert) ||
-        kp->n_col_tiles != htp_tile_n_col_tiles(ne01) || kp->n_k_tiles != ne00 / HMX_MM_TILE ||
-        kp->stage_size < ne00 * 4 || kp->stage_size % HEX_VLEN || kp->wraw_size % HEX_VLEN ||
+    const struct htp_tensor *w = c->src0;
+    const uint32_t ne00 = w->ne[0];
+    if (!matmul_id_shapes_valid(w, c->src1, c->ids, c->dst, kp->tokens_chunk, kp->pairs_chunk) ||
+        !matmul_kparams_valid(ctx, w, kp->n_threads, kp->n_act_threads, kp->n_prefetch, HMX_MM_MAX_PREFETCH,
+                              kp->stage_size, kp->n_col_tiles) ||
+        ne00 % HMX_MM_TILE != 0 || kp->act_tile_rows < hmx_mm_id_act_tile_rows(kp->pairs_chunk, w->ne[2]) ||
+        kp->n_k_tiles != ne00 / HMX_MM_TILE || kp->wraw_size % HEX_VLEN ||
         kp->wraw_size < hmx_mm_wraw_size(w->type, ne00)) {
         return HTP_STATUS_INVAL_PARAMS;
     }

@@ -226,28 +226,18 @@ static void hmx_mm_worker_prep(unsigned nth, unsigned ith, void *arg) {
 
 /* ---- the entry ---- */
 
-/* Shapes, types and kparams agree with each other and with the session; fills the weight geometry of c. */
+/* Shapes, types and kparams agree with each other and with the session (MUL_MAT's checks, and K a multiple of 32
+ * here); fills the weight geometry of c. */
 static uint32_t hmx_mm_check(struct hmx_mm_ctx *c, const struct htp_ctx *ctx) {
     const struct hmx_mm_kparams *kp = c->kp;
-    const struct htp_tensor *w = c->src0, *x = c->src1, *d = c->dst;
-    for (int i = 0; i < HTP_MAX_DIMS; i++) {
-        if (w->ne[i] == 0 || x->ne[i] == 0) {
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-    }
-    const uint32_t ne00 = w->ne[0], ne01 = w->ne[1], ne02 = w->ne[2], ne03 = w->ne[3];
-    if (x->type != HTP_TYPE_F32 || x->nb[0] != 4 || d->type != HTP_TYPE_F32 || !htp_tensor_is_contiguous(d, 4) ||
-        x->ne[0] != ne00 || d->ne[0] != ne01 || d->ne[1] != x->ne[1] || d->ne[2] != x->ne[2] || d->ne[3] != x->ne[3] ||
-        x->ne[2] % ne02 != 0 || x->ne[3] % ne03 != 0 || ne00 > MATMUL_MAX_K || ne00 % HMX_MM_TILE != 0) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    const uint64_t n_cols = (uint64_t) x->ne[1] * x->ne[2] * x->ne[3];
-    if (kp->n_threads == 0 || kp->n_threads > ctx->n_threads || kp->n_act_threads == 0 ||
-        kp->n_act_threads > kp->n_threads || kp->n_prefetch == 0 || kp->n_prefetch > HMX_MM_MAX_PREFETCH ||
-        kp->cols_chunk == 0 || kp->cols_chunk % HMX_MM_TILE != 0 || kp->n_cols != n_cols ||
-        kp->group_cols != (uint64_t) x->ne[1] * (x->ne[2] / ne02) || kp->n_col_tiles != htp_tile_n_col_tiles(ne01) ||
-        kp->n_k_tiles != ne00 / HMX_MM_TILE || kp->stage_size < ne00 * 4 || kp->stage_size % HEX_VLEN ||
-        kp->wraw_size % HEX_VLEN || kp->wraw_size < hmx_mm_wraw_size(w->type, ne00)) {
+    const struct htp_tensor *w = c->src0;
+    const uint32_t ne00 = w->ne[0];
+    if (!matmul_shapes_valid(w, c->src1, c->dst, kp->n_cols, kp->group_cols) ||
+        !matmul_kparams_valid(ctx, w, kp->n_threads, kp->n_act_threads, kp->n_prefetch, HMX_MM_MAX_PREFETCH,
+                              kp->stage_size, kp->n_col_tiles) ||
+        ne00 % HMX_MM_TILE != 0 || kp->cols_chunk == 0 || kp->cols_chunk % HMX_MM_TILE != 0 ||
+        kp->n_k_tiles != ne00 / HMX_MM_TILE || kp->wraw_size % HEX_VLEN ||
+        kp->wraw_size < hmx_mm_wraw_size(w->type, ne00)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     const uint32_t st = hmx_weights_init(&c->wt, w);

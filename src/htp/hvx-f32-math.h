@@ -1,8 +1,7 @@
 /*
  * The f32 vector math the attention kernels add to hvx-f32-vec.h: lanes of vectors in ordinary memory, order keys
- * and the lane maximum (softmax), sine and
- * cosine (the ROPE angle cache) and tanh (FLASH_ATTN_EXT's logit softcap). Errors against double precision
- * are measured by tests/htp/test-hvx-f32-math.c on both float paths.
+ * (softmax's maxima, with hvx_vec_reduce_max_i32), sine and cosine (the ROPE angle cache) and tanh (FLASH_ATTN_EXT's
+ * logit softcap). Errors against double precision are measured by tests/htp/test-hvx-f32-math.c on both float paths.
  *
  *   hvx_vec_sincos_f32  Cody-Waite reduction x = n pi/2 + r with pi/2 split in four floats, the first three
  *                       of 7 significant bits, so n * part is exact for |n| < 2^17 and every step but the
@@ -34,19 +33,10 @@ static inline void hvx_lane_set_f32(HVX_Vector *v, uint32_t i, float f) {
 }
 
 /* x's lanes as int32 that order as the floats do (no NaN lanes): negative floats get their magnitude bits
- * flipped. The map is its own inverse. Maxima of keys use the integer vmax, one ALU op, where the float
- * vmax costs the emulation about eight times as much (its NaN and signed-zero handling). */
+ * flipped. The map is its own inverse. Maxima of keys use the integer vmax (and hvx_vec_reduce_max_i32), one ALU op,
+ * where the float vmax costs the emulation about eight times as much (its NaN and signed-zero handling). */
 static inline HVX_Vector hvx_vec_f32_order_key(HVX_Vector x) {
     return Q6_V_vxor_VV(x, Q6_V_vand_VV(Q6_Vw_vasr_VwR(x, 31), Q6_V_vsplat_R(0x7FFFFFFF)));
-}
-
-/* The maximum of the 32 lanes, in every lane (no NaN lanes). */
-static inline HVX_Vector hvx_vec_reduce_max_f32(HVX_Vector v) {
-    HVX_Vector k = hvx_vec_f32_order_key(v);
-    for (int bytes = 64; bytes >= 4; bytes >>= 1) {
-        k = Q6_Vw_vmax_VwVw(k, Q6_V_vror_VR(k, bytes));
-    }
-    return hvx_vec_f32_order_key(k);
 }
 
 /* sin x and cos x for finite x, |x| < 2^17 for full accuracy. */

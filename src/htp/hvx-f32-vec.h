@@ -16,7 +16,7 @@
  *                        (s >> 1), three Newton-Raphson steps y = y (1.5 - s/2 y^2); subnormals scaled first.
  *   hvx_vec_div_f32      a / b correctly rounded, with IEEE special cases: integer long division of the
  *                        significands (bit-exact with an IEEE host's division on both float paths).
- *   hvx_vec_sigmoid_f32  1 / (1 + exp(-x)).
+ *   hvx_vec_sigmoid_f32  1 / (1 + exp(-x)), 0 below -87.
  */
 #ifndef VNPU_HVX_F32_VEC_H
 #define VNPU_HVX_F32_VEC_H
@@ -78,6 +78,24 @@ static inline HVX_Vector hvx_vec_reduce_sum_f32(HVX_Vector v) {
         v = hvx_vec_add_f32(v, Q6_V_vror_VR(v, bytes));
     }
     return v;
+}
+
+/* The largest of the 32 int32 lanes, in every lane: a rotate-and-max tree of integer maxima, also the maximum of
+ * floats whose bit patterns order as int32 (non-negative floats, |x| bits, order keys of hvx-f32-math.h). */
+static inline HVX_Vector hvx_vec_reduce_max_i32(HVX_Vector v) {
+    for (int bytes = 64; bytes >= 4; bytes >>= 1) {
+        v = Q6_Vw_vmax_VwVw(v, Q6_V_vror_VR(v, bytes));
+    }
+    return v;
+}
+
+/* Lane 0 of v as a float (on the scalar core: a register extract, no memory access). */
+static inline float hvx_lane0_f32(HVX_Vector v) {
+    union {
+        int32_t i;
+        float f;
+    } u = {.i = Q6_R_vextract_VR(v, 0)};
+    return u.f;
 }
 
 /* v with lanes n..31 set to 0 (n = 0..32): the tail of a row in its 128-byte padded VTCM slot. */
@@ -208,12 +226,14 @@ static inline HVX_Vector hvx_vec_rsqrt_f32(HVX_Vector s) {
     return Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VwVw(Q6_V_vand_VV(s, abs_mask), inf), abs_mask, y);
 }
 
-/* 1 / (1 + e^-x); x below -87 gives sigmoid(-87) = 1.6e-38 (so that 1 + e^-x stays in the reciprocal's
- * range), x above 87 gives 1. */
+/* 1 / (1 + e^-x); x above 87 gives 1 to the reciprocal's error (1 - 2^-24 on IEEE), x below -87 gives 0 as the CPU's,
+ * whose e^-x overflows there (e^-x is clamped at e^87 so that 1 + e^-x stays in the reciprocal's range): x sigmoid(x)
+ * is then -0 for a finite x and NaN for -inf, as the CPU's x / (1 + e^-x) = -inf / inf. */
 static inline HVX_Vector hvx_vec_sigmoid_f32(HVX_Vector x) {
     const HVX_Vector neg_x = Q6_V_vxor_VV(x, Q6_V_vsplat_R((int32_t) 0x80000000));
     const HVX_Vector e = hvx_vec_exp_f32(hvx_vec_min_f32(neg_x, hvx_vec_splat_f32(87.0f)));
-    return hvx_vec_recip_f32(hvx_vec_add_f32(e, hvx_vec_splat_f32(1.0f)));
+    const HVX_Vector y = hvx_vec_recip_f32(hvx_vec_add_f32(e, hvx_vec_splat_f32(1.0f)));
+    return Q6_V_vmux_QVV(Q6_Q_vcmp_gt_VsfVsf(hvx_vec_splat_f32(-87.0f), x), Q6_V_vzero(), y);
 }
 
 #endif /* VNPU_HVX_F32_VEC_H */

@@ -217,30 +217,32 @@ static void matmul_id_worker_prep(unsigned nth, unsigned ith, void *arg) {
 
 /* ---- the entry ---- */
 
-/* Shapes, types and kparams agree with each other and with the session; fills the weight geometry of c. */
-static uint32_t matmul_id_check(struct matmul_id_ctx *c, const struct htp_ctx *ctx) {
-    const struct matmul_id_kparams *kp = c->kp;
-    const struct htp_tensor *w = c->src0, *x = c->src1, *ids = c->ids, *d = c->dst;
+bool matmul_id_shapes_valid(const struct htp_tensor *w, const struct htp_tensor *x, const struct htp_tensor *ids,
+                            const struct htp_tensor *d, uint32_t tokens_chunk, uint32_t pairs_chunk) {
     for (int i = 0; i < HTP_MAX_DIMS; i++) {
         if (w->ne[i] == 0 || x->ne[i] == 0 || ids->ne[i] == 0) {
-            return HTP_STATUS_INVAL_PARAMS;
+            return false;
         }
     }
     const uint32_t ne00 = w->ne[0], ne01 = w->ne[1], n_expert = w->ne[2];
     const uint32_t ne11 = x->ne[1], n_used = ids->ne[0], n_tokens = ids->ne[1];
-    if (x->type != HTP_TYPE_F32 || x->nb[0] != 4 || ids->type != HTP_TYPE_I32 || ids->nb[0] != 4 ||
-        d->type != HTP_TYPE_F32 || !htp_tensor_is_contiguous(d, 4) || w->ne[3] != 1 || x->ne[3] != 1 ||
-        ids->ne[2] != 1 || ids->ne[3] != 1 || x->ne[0] != ne00 || x->ne[2] != n_tokens || n_used % ne11 != 0 ||
-        d->ne[0] != ne01 || d->ne[1] != n_used || d->ne[2] != n_tokens || d->ne[3] != 1 || ne00 > MATMUL_MAX_K ||
-        n_expert > MATMUL_ID_MAX_EXPERTS) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    if (kp->n_threads == 0 || kp->n_threads > ctx->n_threads || kp->n_act_threads == 0 ||
-        kp->n_act_threads > kp->n_threads || kp->n_prefetch == 0 || kp->n_prefetch > MATMUL_MAX_PREFETCH ||
-        kp->tokens_chunk == 0 || kp->cols_chunk != (uint64_t) kp->tokens_chunk * ne11 ||
-        kp->pairs_chunk != (uint64_t) kp->tokens_chunk * n_used || kp->pairs_chunk > MATMUL_ID_MAX_PAIRS ||
-        kp->n_col_tiles != htp_tile_n_col_tiles(ne01) || kp->stage_size < ne00 * 4 || kp->stage_size % HEX_VLEN ||
-        kp->act_row_size % HEX_VLEN || kp->wrow_size % HEX_VLEN) {
+    return x->type == HTP_TYPE_F32 && x->nb[0] == 4 && ids->type == HTP_TYPE_I32 && ids->nb[0] == 4 &&
+           d->type == HTP_TYPE_F32 && htp_tensor_is_contiguous(d, 4) && w->ne[3] == 1 && x->ne[3] == 1 &&
+           ids->ne[2] == 1 && ids->ne[3] == 1 && x->ne[0] == ne00 && x->ne[2] == n_tokens && n_used % ne11 == 0 &&
+           d->ne[0] == ne01 && d->ne[1] == n_used && d->ne[2] == n_tokens && d->ne[3] == 1 && ne00 <= MATMUL_MAX_K &&
+           n_expert <= MATMUL_ID_MAX_EXPERTS && tokens_chunk != 0 && pairs_chunk == (uint64_t) tokens_chunk * n_used &&
+           pairs_chunk <= MATMUL_ID_MAX_PAIRS;
+}
+
+/* Shapes, types and kparams agree with each other and with the session; fills the weight geometry of c. */
+static uint32_t matmul_id_check(struct matmul_id_ctx *c, const struct htp_ctx *ctx) {
+    const struct matmul_id_kparams *kp = c->kp;
+    const struct htp_tensor *w = c->src0;
+    if (!matmul_id_shapes_valid(w, c->src1, c->ids, c->dst, kp->tokens_chunk, kp->pairs_chunk) ||
+        !matmul_kparams_valid(ctx, w, kp->n_threads, kp->n_act_threads, kp->n_prefetch, MATMUL_MAX_PREFETCH,
+                              kp->stage_size, kp->n_col_tiles) ||
+        kp->cols_chunk != (uint64_t) kp->tokens_chunk * c->src1->ne[1] || kp->act_row_size % HEX_VLEN ||
+        kp->wrow_size % HEX_VLEN) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     const uint32_t st = matmul_weights_init(&c->wt, w, kp->path);

@@ -111,6 +111,14 @@ struct htp_ctx;
 struct htp_op_ctx;
 struct htp_tensor;
 
+/* The operands of a MUL_MAT_ID agree (the shapes at the top): no dimension empty; src0 [ne00, ne01, n_expert <=
+ * MATMUL_ID_MAX_EXPERTS, 1], K = ne00 <= MATMUL_MAX_K; src1 F32 [ne00, ne11, n_tokens, 1] with dense rows, ne11
+ * dividing n_used; ids I32 [n_used, n_tokens] with dense rows; dst F32, contiguous, [ne01, n_used, n_tokens]; and the
+ * kparams' chunk, tokens_chunk >= 1 tokens of pairs_chunk = tokens_chunk * n_used <= MATMUL_ID_MAX_PAIRS pairs.
+ * Checked by both paths' entries before anything is read (hmx-mm-id.c adds its own conditions). */
+bool matmul_id_shapes_valid(const struct htp_tensor *w, const struct htp_tensor *x, const struct htp_tensor *ids,
+                            const struct htp_tensor *d, uint32_t tokens_chunk, uint32_t pairs_chunk);
+
 /* Every id of ids [n_used, n_tokens] in [0, n_expert): checked before anything is written (scalar loads from DDR). */
 bool matmul_id_ids_valid(const struct htp_tensor *ids, uint32_t n_expert);
 

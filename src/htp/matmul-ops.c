@@ -191,27 +191,36 @@ static void matmul_worker_prep(unsigned nth, unsigned ith, void *arg) {
 
 /* ---- the entry ---- */
 
-/* Shapes, types and kparams agree with each other and with the session; fills the weight geometry of c. */
-static uint32_t matmul_check(struct matmul_ctx *c, const struct htp_ctx *ctx) {
-    const struct matmul_kparams *kp = c->kp;
-    const struct htp_tensor *w = c->src0, *x = c->src1, *d = c->dst;
+bool matmul_shapes_valid(const struct htp_tensor *w, const struct htp_tensor *x, const struct htp_tensor *d,
+                         uint32_t n_cols, uint32_t group_cols) {
     for (int i = 0; i < HTP_MAX_DIMS; i++) {
         if (w->ne[i] == 0 || x->ne[i] == 0) {
-            return HTP_STATUS_INVAL_PARAMS;
+            return false;
         }
     }
     const uint32_t ne00 = w->ne[0], ne01 = w->ne[1], ne02 = w->ne[2], ne03 = w->ne[3];
-    if (x->type != HTP_TYPE_F32 || x->nb[0] != 4 || d->type != HTP_TYPE_F32 || !htp_tensor_is_contiguous(d, 4) ||
-        x->ne[0] != ne00 || d->ne[0] != ne01 || d->ne[1] != x->ne[1] || d->ne[2] != x->ne[2] || d->ne[3] != x->ne[3] ||
-        x->ne[2] % ne02 != 0 || x->ne[3] % ne03 != 0 || ne00 > MATMUL_MAX_K) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
-    const uint64_t n_cols = (uint64_t) x->ne[1] * x->ne[2] * x->ne[3];
-    if (kp->n_threads == 0 || kp->n_threads > ctx->n_threads || kp->n_act_threads == 0 ||
-        kp->n_act_threads > kp->n_threads || kp->n_prefetch == 0 || kp->n_prefetch > MATMUL_MAX_PREFETCH ||
-        kp->cols_chunk == 0 || kp->n_cols != n_cols || kp->group_cols != (uint64_t) x->ne[1] * (x->ne[2] / ne02) ||
-        kp->n_col_tiles != htp_tile_n_col_tiles(ne01) || kp->stage_size < ne00 * 4 || kp->stage_size % HEX_VLEN ||
-        kp->act_row_size % HEX_VLEN || kp->wrow_size % HEX_VLEN) {
+    return x->type == HTP_TYPE_F32 && x->nb[0] == 4 && d->type == HTP_TYPE_F32 && htp_tensor_is_contiguous(d, 4) &&
+           x->ne[0] == ne00 && d->ne[0] == ne01 && d->ne[1] == x->ne[1] && d->ne[2] == x->ne[2] &&
+           d->ne[3] == x->ne[3] && x->ne[2] % ne02 == 0 && x->ne[3] % ne03 == 0 && ne00 <= MATMUL_MAX_K &&
+           n_cols == (uint64_t) x->ne[1] * x->ne[2] * x->ne[3] && group_cols == (uint64_t) x->ne[1] * (x->ne[2] / ne02);
+}
+
+bool matmul_kparams_valid(const struct htp_ctx *ctx, const struct htp_tensor *w, uint32_t n_threads,
+                          uint32_t n_act_threads, uint32_t n_prefetch, uint32_t max_prefetch, uint32_t stage_size,
+                          uint32_t n_col_tiles) {
+    return n_threads != 0 && n_threads <= ctx->n_threads && n_act_threads != 0 && n_act_threads <= n_threads &&
+           n_prefetch != 0 && n_prefetch <= max_prefetch && stage_size >= w->ne[0] * 4 && stage_size % HEX_VLEN == 0 &&
+           n_col_tiles == htp_tile_n_col_tiles(w->ne[1]);
+}
+
+/* Shapes, types and kparams agree with each other and with the session; fills the weight geometry of c. */
+static uint32_t matmul_check(struct matmul_ctx *c, const struct htp_ctx *ctx) {
+    const struct matmul_kparams *kp = c->kp;
+    const struct htp_tensor *w = c->src0;
+    if (!matmul_shapes_valid(w, c->src1, c->dst, kp->n_cols, kp->group_cols) ||
+        !matmul_kparams_valid(ctx, w, kp->n_threads, kp->n_act_threads, kp->n_prefetch, MATMUL_MAX_PREFETCH,
+                              kp->stage_size, kp->n_col_tiles) ||
+        kp->cols_chunk == 0 || kp->act_row_size % HEX_VLEN || kp->wrow_size % HEX_VLEN) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     const uint32_t st = matmul_weights_init(&c->wt, w, kp->path);

@@ -185,7 +185,23 @@ static inline uint32_t matmul_max_prefetch(uint32_t ndesc) {
     return VDSP_DMA_DEPTH / (1 + ndesc);
 }
 
+struct htp_ctx;
 struct htp_op_ctx;
+struct htp_tensor;
+
+/* The operands of a MUL_MAT agree (the shapes at the top): no dimension empty; src1 F32 with dense rows, K = ne00 <=
+ * MATMUL_MAX_K; dst F32, contiguous, [ne01, ne11, ne12, ne13]; src0 broadcast over dims 2 and 3; and n_cols and
+ * group_cols, the kparams' column counts, those of the shapes. Checked by both paths' entries before anything is
+ * read (hmx-mm.c adds its own conditions). */
+bool matmul_shapes_valid(const struct htp_tensor *w, const struct htp_tensor *x, const struct htp_tensor *d,
+                         uint32_t n_cols, uint32_t group_cols);
+
+/* The kparams fields every MUL_MAT and MUL_MAT_ID path has agree with the session and with weight w: 1 <=
+ * n_act_threads <= n_threads <= ctx's workers, 1 <= n_prefetch <= max_prefetch (the path's limit), stage_size a
+ * multiple of 128 that holds a row of ne00 f32, n_col_tiles = ceil(ne01 / 32). */
+bool matmul_kparams_valid(const struct htp_ctx *ctx, const struct htp_tensor *w, uint32_t n_threads,
+                          uint32_t n_act_threads, uint32_t n_prefetch, uint32_t max_prefetch, uint32_t stage_size,
+                          uint32_t n_col_tiles);
 
 /* HTP_OP_MUL_MAT: src[0] x src[1] -> dst[0]. An htp status: INVAL_PARAMS when shapes, types or kparams disagree,
  * NO_SUPPORT for a weight type without kernels, VTCM_TOO_SMALL, FAULT. */

@@ -39,17 +39,7 @@ static int64_t set_rows_index(const struct set_rows_ctx *c, const struct copy_ta
 static void set_rows_report_bad(const struct copy_stream *s, const struct copy_task *t, struct htp_msg *m) {
     const struct set_rows_ctx *c = s->params;
     const struct htp_row_index at = set_rows_index_pos(c, t);
-    htp_msg_str(m, "row index ");
-    htp_msg_i64(m, set_rows_index_at(c, t));
-    htp_msg_str(m, " at [");
-    htp_msg_u64(m, at.i1, 10);
-    htp_msg_str(m, ", ");
-    htp_msg_u64(m, at.i2, 10);
-    htp_msg_str(m, ", ");
-    htp_msg_u64(m, at.i3, 10);
-    htp_msg_str(m, "] outside [0, ne1 = ");
-    htp_msg_u64(m, c->dst->ne[1], 10);
-    htp_msg_str(m, ")");
+    htp_msg_row_index(m, set_rows_index_at(c, t), at.i1, at.i2, at.i3, "ne1", c->dst->ne[1]);
 }
 
 static bool set_rows_push_reads(const struct copy_stream *s, struct dma_queue *q, const struct copy_task *t,

@@ -150,11 +150,8 @@ static HVX_Vector softmax_row_logits(const struct softmax_ctx *c, HVX_Vector *re
             softmax_max_step(w, &kmax, &amax);
         }
     }
-    for (int bytes = 64; bytes >= 4; bytes >>= 1) {
-        amax = Q6_Vw_vmax_VwVw(amax, Q6_V_vror_VR(amax, bytes));
-    }
-    *has_nan = Q6_R_vextract_VR(amax, 0) > SOFTMAX_POS_INF;
-    return hvx_vec_reduce_max_f32(hvx_vec_f32_order_key(kmax));
+    *has_nan = Q6_R_vextract_VR(hvx_vec_reduce_max_i32(amax), 0) > SOFTMAX_POS_INF;
+    return hvx_vec_f32_order_key(hvx_vec_reduce_max_i32(kmax));
 }
 
 /* Rows r of the block: x at src, mask rows at mask (NULL without), results to dst. */

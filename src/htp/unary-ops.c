@@ -51,18 +51,7 @@ static HVX_Vector hvx_abs_max_bits_f32_a(const HVX_Vector *restrict x, uint32_t 
     if (tail) {
         m = Q6_Vw_vmax_VwVw(m, Q6_V_vand_VV(hvx_vec_keep_f32(hvx_vmem_ld(x + nvec), tail), abs_mask));
     }
-    for (int bytes = 64; bytes >= 4; bytes >>= 1) {
-        m = Q6_Vw_vmax_VwVw(m, Q6_V_vror_VR(m, bytes));
-    }
-    return m;
-}
-
-static inline float hvx_lane0_f32(HVX_Vector v) {
-    union {
-        int32_t i;
-        float f;
-    } u = {.i = Q6_R_vextract_VR(v, 0)};
-    return u.f;
+    return hvx_vec_reduce_max_i32(m);
 }
 
 /* 1 / sqrt(sum(x^2) * inv_n + eps) in every lane for the n floats at x (128-byte aligned, junk tail lanes). */
@@ -81,11 +70,14 @@ static HVX_Vector hvx_rms_scale_f32_a(const HVX_Vector *restrict x, uint32_t n, 
     /* s = 2^k (normal, so k >= -126): s max|x| in [1, 4); for a max above 2^126 the scale s / sqrt(..) is
      * subnormal and carries a bit or two less */
     const int32_t k = HEX_MAX(HEX_MIN(127 - HEX_MAX(max_field, 1), 126), -126);
-    const HVX_Vector s = Q6_V_vsplat_R((k + 127) << 23);
-    const HVX_Vector eps_s2 = hvx_vec_mul_f32(hvx_vec_mul_f32(v_eps, s), s);
-    if (Q6_R_vextract_VR(eps_s2, 0) == 0x7F800000) { /* eps s^2 overflows: mean(x^2) is below eps 2^-100 */
+    /* eps s^2 = eps 2^(2k) overflows when eps's exponent field plus 2k passes 254 (a zero or subnormal eps stays
+     * below 2^126): decided on the integers, the same on both float paths (qf32's overflow is not inf's bits);
+     * then mean(x^2) is below eps 2^-100 */
+    if (((Q6_R_vextract_VR(v_eps, 0) >> 23) & 0xFF) + 2 * k > 254) {
         return hvx_vec_rsqrt_f32(v_eps);
     }
+    const HVX_Vector s = Q6_V_vsplat_R((k + 127) << 23);
+    const HVX_Vector eps_s2 = hvx_vec_mul_f32(hvx_vec_mul_f32(v_eps, s), s);
     const HVX_Vector mean_s2 = hvx_vec_mul_f32(hvx_sum_sq_f32_a(x, n, s, true), v_inv_n);
     return hvx_vec_mul_f32(s, hvx_vec_rsqrt_f32(hvx_vec_add_f32(mean_s2, eps_s2)));
 }

@@ -4,7 +4,7 @@
  * and every value must equal the tiles' own (repack_dequant_tensor) to the bit. The rows asked for cross the
  * tile grid: first and last row of a column tile, the last row of a partial column tile (ne1 = 33), rows of the
  * second matrix; ne0 spans three tasks (4096, 4096, 256). The same weight flat must give GGML's dequantization
- * to the bit, and an index out of range fails the op and leaves the session serving.
+ * to the bit, and an index out of range fails the op and leaves the session serving (GET_ROWS and SET_ROWS).
  */
 #include "test-common.h"
 
@@ -63,17 +63,14 @@ static void desc_of(struct htp_tensor_desc *d, const struct vnpu_tensor *t, uint
     }
 }
 
-/* GET_ROWS of rows[][] from the weight in f->weight (tiled or not) into dst, planned by the host. The status. */
-static uint32_t run(struct fixture *f, enum vnpu_type type, bool tiled, const int32_t idx[NE2][N_IDX], float *dst) {
-    struct vnpu_ctx *ctx = vnpu_ctx_new(1 << 16, true);
-    struct vnpu_tensor *w = vnpu_new_tensor_4d(ctx, type, NE0, NE1, NE2, 1);
-    struct vnpu_tensor *ids = vnpu_new_tensor_4d(ctx, VNPU_TYPE_I32, N_IDX, NE2, 1, 1);
-    struct vnpu_tensor *node = vnpu_get_rows(ctx, w, ids);
+/* A request of one op on f's buffers (0: the weight, 1: the data) with tensors 0 and 1 (flags0) its sources and 2
+ * its result (offset[] into buffers bi[]), planned by the host for family: node's src[0], src[1] and node. */
+static void request(struct fixture *f, const struct htp_op_family *family, enum htp_op opcode,
+                    const struct vnpu_tensor *node, uint32_t flags0, const uint32_t offset[3], const uint16_t bi[3]) {
     struct htp_device d;
     memset(&d, 0, sizeof(d));
     d.n_threads = 2;
     assert_true(vdsp_target_get(VDSP_ARCH_V79, &d.target));
-
     uint8_t *base = f->block->host;
     memset(base, 0, 4096);
     struct htp_req *req = (struct htp_req *) base;
@@ -89,27 +86,42 @@ static uint32_t run(struct fixture *f, enum vnpu_type type, bool tiled, const in
     struct htp_op_desc *op = (struct htp_op_desc *) (base + req->off_ops);
     bufs[0] = (struct htp_buf_desc){.fd = f->weight->fd, .size = f->weight->size};
     bufs[1] = (struct htp_buf_desc){.fd = f->data->fd, .flags = HTP_BUF_PINNED, .size = f->data->size};
-    desc_of(&tensors[0], w, 0, 0);
-    tensors[0].flags = tiled ? HTP_TENSOR_TILED : 0;
-    desc_of(&tensors[1], ids, 0, 1);
-    desc_of(&tensors[2], node, 4096, 1);
-    memcpy(f->data->host, idx, sizeof(rows));
-
+    const struct vnpu_tensor *t[3] = {node->src[0], node->src[1], node};
+    for (int i = 0; i < 3; i++) {
+        desc_of(&tensors[i], t[i], offset[i], bi[i]);
+    }
+    tensors[0].flags = flags0;
     const struct vnpu_tensor *src[HTP_MAX_SRC] = {NULL}, *dsts[HTP_MAX_DST] = {NULL};
-    htp_family_prep(&htp_family_get_rows, &d, node, NULL, HTP_OP_GET_ROWS, op, src, dsts);
-    op->opcode = HTP_OP_GET_ROWS;
+    htp_family_prep(family, &d, node, NULL, opcode, op, src, dsts);
+    op->opcode = opcode;
     for (int j = 0; j < HTP_MAX_SRC; j++) {
         op->src[j] = j < 2 ? (uint16_t) j : HTP_NO_TENSOR;
     }
     op->dst[0] = 2;
     op->dst[1] = HTP_NO_TENSOR;
-    memset((uint8_t *) f->data->host + 4096, 0xFF, sizeof(float) * NE0 * N_IDX * NE2);
+}
 
+/* The request's status after a call (the session must not have faulted). */
+static uint32_t call(struct fixture *f) {
     assert_int_equal(vdsp_session_call(f->s, f->block, 0, BLOCK), VNPU_STATUS_OK);
     assert_false(vdsp_session_faulted(f->s));
+    return ((const struct htp_req *) f->block->host)->rsp.status;
+}
+
+/* GET_ROWS of rows[][] from the weight in f->weight (tiled or not) into dst, planned by the host. The status. */
+static uint32_t run(struct fixture *f, enum vnpu_type type, bool tiled, const int32_t idx[NE2][N_IDX], float *dst) {
+    struct vnpu_ctx *ctx = vnpu_ctx_new(1 << 16, true);
+    struct vnpu_tensor *w = vnpu_new_tensor_4d(ctx, type, NE0, NE1, NE2, 1);
+    struct vnpu_tensor *ids = vnpu_new_tensor_4d(ctx, VNPU_TYPE_I32, N_IDX, NE2, 1, 1);
+    struct vnpu_tensor *node = vnpu_get_rows(ctx, w, ids);
+    request(f, &htp_family_get_rows, HTP_OP_GET_ROWS, node, tiled ? HTP_TENSOR_TILED : 0,
+            (const uint32_t[3]){0, 0, 4096}, (const uint16_t[3]){0, 1, 1});
+    memcpy(f->data->host, idx, sizeof(rows));
+    memset((uint8_t *) f->data->host + 4096, 0xFF, sizeof(float) * NE0 * N_IDX * NE2);
+    const uint32_t status = call(f);
     memcpy(dst, (uint8_t *) f->data->host + 4096, sizeof(float) * NE0 * N_IDX * NE2);
     vnpu_ctx_free(ctx);
-    return req->rsp.status;
+    return status;
 }
 
 /* The weight of type as GGML's flat rows (reference quantizer over N(0, 1) draws seeded by the type's name). */
@@ -206,10 +218,58 @@ static void test_bad_index(void **state) {
     free(dst);
 }
 
+/* SET_ROWS of SR_N F32 rows into an F32 destination of SR_NE1 rows by I64 indices (idx), in f->data: rows at 0,
+ * indices at 2048, the destination (poisoned first) at 4096. The status; *dst the destination after. */
+#define SR_NE0 64
+#define SR_N   4
+#define SR_NE1 8
+static uint32_t run_set_rows(struct fixture *f, const int64_t idx[SR_N], float dst[SR_NE1][SR_NE0]) {
+    struct vnpu_ctx *ctx = vnpu_ctx_new(1 << 16, true);
+    struct vnpu_tensor *rows_in = vnpu_new_tensor_4d(ctx, VNPU_TYPE_F32, SR_NE0, SR_N, 1, 1);
+    struct vnpu_tensor *ids = vnpu_new_tensor_4d(ctx, VNPU_TYPE_I64, SR_N, 1, 1, 1);
+    struct vnpu_tensor *to = vnpu_new_tensor_4d(ctx, VNPU_TYPE_F32, SR_NE0, SR_NE1, 1, 1);
+    struct vnpu_tensor *node = vnpu_set_rows(ctx, to, rows_in, ids);
+    request(f, &htp_family_set_rows, HTP_OP_SET_ROWS, node, 0, (const uint32_t[3]){0, 2048, 4096},
+            (const uint16_t[3]){1, 1, 1});
+    float *x = f->data->host;
+    for (int i = 0; i < SR_N * SR_NE0; i++) {
+        x[i] = (float) i;
+    }
+    memcpy((uint8_t *) f->data->host + 2048, idx, sizeof(int64_t) * SR_N);
+    memset((uint8_t *) f->data->host + 4096, 0xFF, sizeof(float) * SR_NE0 * SR_NE1);
+    const uint32_t status = call(f);
+    memcpy(dst, (uint8_t *) f->data->host + 4096, sizeof(float) * SR_NE0 * SR_NE1);
+    vnpu_ctx_free(ctx);
+    return status;
+}
+
+/* SET_ROWS with an index past the destination's rows: the op fails saying which index, where and the limit; the
+ * session still serves, writing each source row to the row its index names. */
+static void test_set_rows_bad_index(void **state) {
+    struct fixture *f = *state;
+    static float dst[SR_NE1][SR_NE0];
+    const int64_t bad[SR_N] = {3, 0, SR_NE1, 5}, good[SR_N] = {3, 0, 7, 5};
+    assert_int_equal(run_set_rows(f, bad, dst), HTP_STATUS_INVAL_PARAMS);
+    const struct htp_req *req = f->block->host;
+    char want[96];
+    snprintf(want, sizeof(want), "op 0 (SET_ROWS): row index %d at [2, 0, 0] outside [0, ne1 = %d)", SR_NE1, SR_NE1);
+    if (!strstr(req->rsp.message, want)) {
+        fail_msg("the message should say which index, where and the limit ('%s'): '%s'", want, req->rsp.message);
+    }
+    assert_int_equal(run_set_rows(f, good, dst), HTP_STATUS_OK);
+    for (int r = 0; r < SR_NE1; r++) {
+        const int from = r == 3 ? 0 : r == 0 ? 1 : r == 7 ? 2 : r == 5 ? 3 : -1; /* the source row good[] names */
+        for (int i = 0; i < SR_NE0; i++) {
+            assert_true(from < 0 ? isnan(dst[r][i]) : dst[r][i] == (float) (from * SR_NE0 + i));
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiled_and_flat),
         cmocka_unit_test(test_bad_index),
+        cmocka_unit_test(test_set_rows_bad_index),
     };
     return test_result(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -15,8 +15,10 @@
  */
 #include "test-common.h"
 
+#include "fp16.h"
 #include "hvx-f32-vec.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,18 +100,18 @@ static void test_sigmoid(void **state) {
     const double worst = sweep1(hvx_vec_sigmoid_f32, ref_sigmoid, -87.0, 87.0, 1 << 18, false);
     printf("sigmoid: %.2f ulp\n", worst);
     assert_true(worst <= ULP_SIGMOID);
-}
-
-static float f32_of_bits(uint32_t u) {
-    float f;
-    memcpy(&f, &u, sizeof(f));
-    return f;
-}
-
-static uint32_t bits_of_f32(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof(u));
-    return u;
+    /* saturation: exactly 0 below -87 (where the CPU's e^-x overflows), 1 within the sweep's bound above 87 */
+    float x[32] __attribute__((aligned(128))), y[32] __attribute__((aligned(128)));
+    const float sat[8] = {-87.01f, -88.0f, -1e30f, -INFINITY, 88.0f, 1e30f, FLT_MAX, INFINITY};
+    for (int k = 0; k < 32; k++) {
+        x[k] = sat[k % 8];
+    }
+    hvx_vmem_st(y, hvx_vec_sigmoid_f32(hvx_vmem_ld(x)));
+    for (int k = 0; k < 32; k++) {
+        if (x[k] < 0.0f ? y[k] != 0.0f : ulps(y[k], 1.0) > ULP_SIGMOID) {
+            fail_msg("sigmoid(%g) = %a", (double) x[k], (double) y[k]);
+        }
+    }
 }
 
 /* hvx_vec_div_f32 on 32 pairs against the host's a / b: the same bits, or NaN for NaN. */
@@ -121,7 +123,7 @@ static void check_div32(const float *a, const float *b) {
     hvx_vmem_st(q, hvx_vec_div_f32(hvx_vmem_ld(va), hvx_vmem_ld(vb)));
     for (int k = 0; k < 32; k++) {
         const float want = a[k] / b[k];
-        if (isnan(want) ? !isnan(q[k]) : bits_of_f32(q[k]) != bits_of_f32(want)) {
+        if (isnan(want) ? !isnan(q[k]) : vnpu_f32_bits(q[k]) != vnpu_f32_bits(want)) {
             fail_msg("%a / %a = %a, expected %a", (double) a[k], (double) b[k], (double) q[k], (double) want);
         }
     }
@@ -141,8 +143,8 @@ static void test_div(void **state) {
     float a[32], b[32];
     for (int i = 0; i < n_edges; i++) {
         for (int k = 0; k < 32; k++) {
-            a[k] = f32_of_bits(edges[i]);
-            b[k] = f32_of_bits(edges[k % n_edges]);
+            a[k] = vnpu_f32_from_bits(edges[i]);
+            b[k] = vnpu_f32_from_bits(edges[k % n_edges]);
         }
         check_div32(a, b);
     }
@@ -150,15 +152,15 @@ static void test_div(void **state) {
     test_rng_seed(&rng, "hvx-f32 div");
     for (int i = 0; i < (1 << 15); i++) {
         for (int k = 0; k < 32; k++) {
-            a[k] = f32_of_bits((uint32_t) test_rng_next(&rng));
-            b[k] = f32_of_bits((uint32_t) test_rng_next(&rng));
+            a[k] = vnpu_f32_from_bits((uint32_t) test_rng_next(&rng));
+            b[k] = vnpu_f32_from_bits((uint32_t) test_rng_next(&rng));
             if (i & 1) { /* exponents 120..131 apart either way, or a subnormal divisor: quotients around FLT_MIN,
                             FLT_MAX */
                 const uint32_t ea = 1 + (uint32_t) (test_rng_next(&rng) % 254),
                                shift = 120 + (uint32_t) (test_rng_next(&rng) % 12);
                 const uint32_t eb = ea > shift ? ea - shift : ea + shift < 255 ? ea + shift : ea;
-                a[k] = f32_of_bits((bits_of_f32(a[k]) & 0x807FFFFFu) | ea << 23);
-                b[k] = f32_of_bits((bits_of_f32(b[k]) & 0x807FFFFFu) | (k & 1 ? eb : 0) << 23);
+                a[k] = vnpu_f32_from_bits((vnpu_f32_bits(a[k]) & 0x807FFFFFu) | ea << 23);
+                b[k] = vnpu_f32_from_bits((vnpu_f32_bits(b[k]) & 0x807FFFFFu) | (k & 1 ? eb : 0) << 23);
             }
         }
         check_div32(a, b);
@@ -175,13 +177,13 @@ static void test_rsqrt_edges(void **state) {
     static const uint32_t specials[] = {0x7F800000, 0x00000000, 0x80000000, 0xBF800000,
                                         0xFF800000, 0x7FC00000, 0x80000001, 0x7F7FFFFF};
     for (int k = 0; k < 32; k++) {
-        x[k] = f32_of_bits(specials[k % 8]);
+        x[k] = vnpu_f32_from_bits(specials[k % 8]);
     }
     hvx_vmem_st(y, hvx_vec_rsqrt_f32(hvx_vmem_ld(x)));
     for (int k = 0; k < 32; k++) {
         const float want = 1.0f / sqrtf(x[k]);
         if (isnan(want)                   ? !isnan(y[k])
-            : isinf(want) || want == 0.0f ? bits_of_f32(y[k]) != bits_of_f32(want)
+            : isinf(want) || want == 0.0f ? vnpu_f32_bits(y[k]) != vnpu_f32_bits(want)
                                           : ulps(y[k], want) > ULP_RSQRT) {
             fail_msg("rsqrt(%a) = %a, expected %a", (double) x[k], (double) y[k], (double) want);
         }

@@ -737,6 +737,21 @@ const struct ops_case ops_cases[] = {
     {"SOFT_MAX", {64, 7, 8, 1}, {64, 7, 1, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_F32, .in_scale = INFINITY},
     {"SOFT_MAX", {64, 7, 8, 1}, {64, 7, 1, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_F32, .in_scale = NAN},
     {"SOFT_MAX", {33, 31, 5, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32, .in_scale = 1e38f},
+    /* one NaN or inf in each row of ordinary values: the row turns NaN (SOFT_MAX: a NaN or +inf logit; RMS_NORM:
+     * the sum of squares), or the element alone does (SOFT_MAX: -inf gives 0; SILU, GELU, SWIGLU) */
+    {"SOFT_MAX", {64, 7, 8, 1}, {64, 7, 1, 1}, .p = {0.125f, 0.0f}, .nmse_max = NMSE_F32, .in_special = NAN},
+    {"SOFT_MAX", {100, 5, 3, 1}, {100, 5, 1, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32, .type1 = VNPU_TYPE_F16,
+     .in_special = NAN},
+    {"SOFT_MAX", {33, 31, 5, 1}, .p = {1.0f, 0.0f}, .nmse_max = NMSE_F32, .in_special = INFINITY},
+    {"SOFT_MAX", {70, 6, 4, 1}, {70, 6, 1, 1}, .p = {0.5f, 0.0f}, .nmse_max = NMSE_F32, .in_special = -INFINITY},
+    {"RMS_NORM", {4099, 3, 1, 1}, .p = {1e-6f, 0.0f}, .nmse_max = NMSE_F32, .in_special = INFINITY},
+    {"RMS_NORM", {64, 5, 2, 1}, .p = {1e-5f, 0.0f}, .nmse_max = NMSE_F32, .in_special = NAN},
+    {"RMS_NORM", {70, 4, 1, 1}, .p = {1e-6f, 0.0f}, .nmse_max = NMSE_F32, .in_scale = 1e30f, .in_special = -INFINITY},
+    {"RMS_NORM_MUL", {64, 5, 1, 1}, {64, 1, 1, 1}, .p = {1e-5f}, .nmse_max = NMSE_F32, .in_special = INFINITY},
+    {"SILU", {64, 3, 1, 1}, .nmse_max = NMSE_F32, .in_special = NAN},
+    {"SILU", {64, 3, 1, 1}, .nmse_max = NMSE_F32, .in_special = -INFINITY},
+    {"GELU", {64, 3, 1, 1}, .nmse_max = NMSE_F32, .in_special = NAN},
+    {"SWIGLU", {64, 3, 1, 1}, {64, 3, 1, 1}, .nmse_max = NMSE_F32, .in_special = INFINITY},
     ROPE_ROWS,
     SOFT_MAX_ROWS,
     ATTN_ROWS,
@@ -823,6 +838,9 @@ void ops_case_name(const struct ops_case *c, char *buf, size_t size) {
     }
     if (c->in_scale != 0.0f) {
         n += snprintf(buf + n, size - (size_t) n, ",in_scale=%g", (double) c->in_scale);
+    }
+    if (c->in_special != 0.0f) {
+        n += snprintf(buf + n, size - (size_t) n, ",in_special=%g", (double) c->in_special);
     }
     const struct ops_kind *k = ops_kind_find(c->op);
     if (k && k->print) {

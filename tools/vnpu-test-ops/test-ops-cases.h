@@ -78,6 +78,8 @@ struct ops_case {
     bool weight;            /* src0 is a model weight: it lives in the device's weight buffer type (HTP0-REPACK,
                                tiled when its type and shape are) and the reference reads it back from there */
     float in_scale;         /* src0's float values times this (0: 1): magnitudes near the ends of the f32 range */
+    float in_special;       /* one src0 element of each row set to this (0: none), at a position that moves from
+                               row to row: a NaN or an inf among ordinary values */
     union {                 /* a kind's own fields, printed by its print */
         struct ops_rope rope;
         struct ops_attn attn;

@@ -61,9 +61,10 @@ struct ops_side {
 };
 
 /* Every element of owner t (operand `operand` of c) from the generator, through the kind's input function, in
- * t's type (src0's float values times the case's in_scale): F32, F16; I32 and I64 (the kind's index function when it
- * has one, else the input rounded); a block type (its reference quantizer over each row of draws). Written with
- * vnpu_tensor_set, so a buffer that stores a layout of its own (a tiled weight) gets GGML's bytes to transform. */
+ * t's type (src0's float values times the case's in_scale, one per row its in_special): F32, F16; I32 and I64 (the
+ * kind's index function when it has one, else the input rounded); a block type (its reference quantizer over each row
+ * of draws). Written with vnpu_tensor_set, so a buffer that stores a layout of its own (a tiled weight) gets GGML's
+ * bytes to transform. */
 static enum vnpu_status ops_fill(struct vnpu_tensor *t, const struct ops_case *c, const struct ops_kind *k, int operand,
                                  struct ops_rng *rng) {
     const struct vnpu_type_traits *tt = vnpu_type_traits_get(t->type);
@@ -78,7 +79,11 @@ static enum vnpu_status ops_fill(struct vnpu_tensor *t, const struct ops_case *c
     for (size_t e = 0; e < n; e++) {
         const float normal = ops_rng_normal(rng);
         const float drawn = k->input ? k->input(c, operand, normal) : normal;
-        const float v = operand == 0 && c->in_scale != 0.0f ? drawn * c->in_scale : drawn;
+        float v = operand == 0 && c->in_scale != 0.0f ? drawn * c->in_scale : drawn;
+        if (operand == 0 && c->in_special != 0.0f &&
+            e % (size_t) t->ne[0] == e / (size_t) t->ne[0] * 7 % (size_t) t->ne[0]) {
+            v = c->in_special;
+        }
         const int64_t index = k->index ? k->index(c, operand, e, normal) : lrintf(v);
         if (t->type == VNPU_TYPE_F32) {
             ((float *) data)[e] = v;
