@@ -3,7 +3,9 @@
 
 #include "buffer.h"
 #include "fp16.h"
+#include "hash.h"
 #include "log.h"
+#include "rng.h"
 #include "type-traits.h"
 
 #include <math.h>
@@ -18,31 +20,34 @@
 #define OPS_MAX_OWNERS 16
 #define OPS_ARENA      (1u << 20)
 
-/* splitmix64 seeded from the case string (FNV-1a), normals by Box-Muller: the same inputs on both sides
- * and on every run of the case. */
+/* splitmix64 (src/base/rng.h) seeded with the case string's FNV-1a 64, normals by Box-Muller in float from two 24-bit
+ * uniforms per draw, both normals of each pair used (|x| < 5.8): the same inputs on both sides and on every run of the
+ * case. */
 struct ops_rng {
     uint64_t s;
+    float spare; /* the pair's second normal */
+    bool has_spare;
 };
 
 static void ops_rng_seed(struct ops_rng *r, const char *seed) {
-    uint64_t h = 1469598103934665603ull;
-    for (; *seed; seed++) {
-        h = (h ^ (uint8_t) *seed) * 1099511628211ull;
-    }
-    r->s = h;
-}
-
-static uint64_t ops_rng_next(struct ops_rng *r) {
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    r->s = vnpu_fnv1a64(seed, strlen(seed));
+    r->spare = 0.0f;
+    r->has_spare = false;
 }
 
 static float ops_rng_normal(struct ops_rng *r) {
-    const double u1 = ((double) (ops_rng_next(r) >> 11) + 1.0) / 9007199254740993.0;
-    const double u2 = (double) (ops_rng_next(r) >> 11) / 9007199254740992.0;
-    return (float) (sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+    if (r->has_spare) {
+        r->has_spare = false;
+        return r->spare;
+    }
+    const uint64_t bits = vnpu_splitmix64(&r->s); /* two 24-bit uniforms: u1 in (0, 1], u2 in [0, 1) */
+    const float u1 = (float) ((bits >> 40) + 1) * 0x1p-24f, u2 = (float) (bits & 0xFFFFFF) * 0x1p-24f;
+    const float radius = sqrtf(-2.0f * logf(u1));
+    float sin_a, cos_a;
+    sincosf(6.28318530717958648f * u2, &sin_a, &cos_a);
+    r->spare = radius * sin_a;
+    r->has_spare = true;
+    return radius * cos_a;
 }
 
 /* One side of a case: its graph and the memory of every tensor that owns memory. */
@@ -76,30 +81,35 @@ static enum vnpu_status ops_fill(struct vnpu_tensor *t, const struct ops_case *c
         free(row);
         return VNPU_STATUS_NO_MEMORY;
     }
-    for (size_t e = 0; e < n; e++) {
-        const float normal = ops_rng_normal(rng);
-        const float drawn = k->input ? k->input(c, operand, normal) : normal;
-        float v = operand == 0 && c->in_scale != 0.0f ? drawn * c->in_scale : drawn;
-        if (operand == 0 && c->in_special != 0.0f &&
-            e % (size_t) t->ne[0] == e / (size_t) t->ne[0] * 7 % (size_t) t->ne[0]) {
-            v = c->in_special;
-        }
-        const int64_t index = k->index ? k->index(c, operand, e, normal) : lrintf(v);
-        if (t->type == VNPU_TYPE_F32) {
-            ((float *) data)[e] = v;
-        } else if (t->type == VNPU_TYPE_F16) {
-            ((vnpu_fp16_t *) data)[e] = vnpu_f32_to_fp16(v);
-        } else if (t->type == VNPU_TYPE_I32) {
-            ((int32_t *) data)[e] = (int32_t) index;
-        } else if (t->type == VNPU_TYPE_I64) {
-            ((int64_t *) data)[e] = index;
-        } else {
-            VNPU_ASSERT(tt->is_quantized && tt->from_f32_ref);
-            const size_t ne0 = (size_t) t->ne[0];
-            row[e % ne0] = v;
-            if ((e + 1) % ne0 == 0) {
-                tt->from_f32_ref(row, data + e / ne0 * vnpu_row_size(t->type, t->ne[0]), t->ne[0]);
+    const size_t ne0 = (size_t) t->ne[0], row_size = tt->is_quantized ? vnpu_row_size(t->type, t->ne[0]) : 0;
+    const bool index = t->type == VNPU_TYPE_I32 || t->type == VNPU_TYPE_I64;
+    for (size_t r = 0, e = 0; e < n; r++) {
+        const size_t special = r * 7 % ne0; /* the row's in_special element */
+        for (size_t i = 0; i < ne0; i++, e++) {
+            const float normal = ops_rng_normal(rng);
+            const float drawn = k->input ? k->input(c, operand, normal) : normal;
+            float v = operand == 0 && c->in_scale != 0.0f ? drawn * c->in_scale : drawn;
+            if (operand == 0 && c->in_special != 0.0f && i == special) {
+                v = c->in_special;
             }
+            if (t->type == VNPU_TYPE_F32) {
+                ((float *) data)[e] = v;
+            } else if (t->type == VNPU_TYPE_F16) {
+                ((vnpu_fp16_t *) data)[e] = vnpu_f32_to_fp16(v);
+            } else if (index) {
+                const int64_t x = k->index ? k->index(c, operand, e, normal) : lrintf(v);
+                if (t->type == VNPU_TYPE_I32) {
+                    ((int32_t *) data)[e] = (int32_t) x;
+                } else {
+                    ((int64_t *) data)[e] = x;
+                }
+            } else {
+                VNPU_ASSERT(tt->is_quantized && tt->from_f32_ref);
+                row[i] = v;
+            }
+        }
+        if (tt->is_quantized) {
+            tt->from_f32_ref(row, data + r * row_size, t->ne[0]);
         }
     }
     const enum vnpu_status st = vnpu_tensor_set(t, data, 0, bytes);
