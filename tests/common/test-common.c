@@ -338,3 +338,54 @@ int test_logits_diff(const char *bin, const char *a, const char *b, const char *
     free(out);
     return rc;
 }
+
+/* The first 64 hex digits sha256sum prints for path, into hex[65]; fails the test when it cannot. */
+static void sha256_hex(const char *path, char hex[65]) {
+    char *out = NULL;
+    const int rc = test_run(&out, NULL, "sha256sum '%s'", path);
+    if (rc != 0 || !out || strspn(out, "0123456789abcdef") < 64) {
+        free(out);
+        fail_msg("sha256sum %s failed (exit %d)", path, rc);
+    }
+    memcpy(hex, out, 64);
+    hex[64] = '\0';
+    free(out);
+}
+
+/* What else a reference depends on: the oracle's build (bin/.build-id: compiler, flags, library dir, sources) and
+ * the CPU backend llama.cpp loads on this machine (its kernels differ between variants), hashed once. */
+static uint64_t oracle_identity(const char *bin) {
+    static uint64_t id;
+    if (id == 0) {
+        char *out = NULL;
+        const int rc = test_run(&out, NULL, "cat '%s/.build-id' && '%s/llama_ref' --backends 2>&1", bin, bin);
+        if (rc != 0 || !out) {
+            free(out);
+            fail_msg("%s: cannot read the oracle's build id and CPU backend (exit %d)", bin, rc);
+        }
+        id = vnpu_fnv1a64(out, strlen(out)) | 1;
+        free(out);
+    }
+    return id;
+}
+
+void test_llama_ref_logits(const char *bin, const char *model, const char *args, const char *out) {
+    char hex[65], dir[4200], cached[4400];
+    sha256_hex(model, hex);
+    const uint64_t key = vnpu_fnv1a64(args, strlen(args)) ^ oracle_identity(bin);
+    snprintf(dir, sizeof(dir), "%s/../cache/llama-ref", bin);
+    snprintf(cached, sizeof(cached), "%s/%s-%016llx.logits", dir, hex, (unsigned long long) key);
+    if (!file_exists(cached)) {
+        char *err = NULL;
+        char part[4500]; /* this process's: tests running at once may make the same reference */
+        snprintf(part, sizeof(part), "%s.part-%d", cached, (int) getpid());
+        const int rc = test_run(NULL, &err, "mkdir -p '%s' && '%s/llama_ref' -m '%s' %s --logits-out '%s' >/dev/null",
+                                dir, bin, model, args, part);
+        if (rc != 0) {
+            fail_msg("llama_ref -m %s %s exited %d:\n%.4000s", model, args, rc, err ? err : "");
+        }
+        free(err);
+        assert_int_equal(rename(part, cached), 0); /* whole or absent: a run cut short leaves only its .part */
+    }
+    assert_int_equal(test_run(NULL, NULL, "cp '%s' '%s'", cached, out), 0);
+}

@@ -82,6 +82,13 @@ struct test_logits_cmp {
  * limit holds). Its output goes to the test log when a limit is broken. */
 int test_logits_diff(const char *bin, const char *a, const char *b, const char *limits, struct test_logits_cmp *cmp);
 
+/* llama.cpp's logits for model, as the oracle's llama_ref gives them with args (its options but -m and --logits-out,
+ * e.g. "-p 'Once upon a time' -n 64 -t 2 --kv-type f32 -fa off"), copied to out. Reference runs are cached in the
+ * oracle's home (bin/../cache/llama-ref), keyed by the model's sha256, args, the oracle's build and the CPU backend
+ * llama.cpp loads here, so every test and every later run on the machine shares one run per reference. Fails the
+ * test when llama_ref fails. */
+void test_llama_ref_logits(const char *bin, const char *model, const char *args, const char *out);
+
 /* The exit status of a test program: the failure count cmocka returns, or 77 (ctest's SKIP_RETURN_CODE,
  * set by vnpu_test) when nothing failed but a model or the oracle was missing, so ctest reports the test
  * as skipped rather than passed. Wrap cmocka_run_group_tests with it in main. */

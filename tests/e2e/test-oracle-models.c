@@ -222,17 +222,12 @@ static void check_logits(const char *bin, enum vnpu_type type) {
         snprintf(ref_twin, sizeof(ref_twin), "%s/twin-%s-%zu.logits", dir, name, p);
         snprintf(mine, sizeof(mine), "%s/vnpu-%s-%zu.logits", dir, name, p);
         snprintf(htp, sizeof(htp), "%s/htp-%s-%zu.logits", dir, name, p);
-        assert_int_equal(test_run(NULL, NULL,
-                                  "%s/llama_ref -m %s -p '%s' -n 64 -t 2 --kv-type f32 -fa off --logits-out %s "
-                                  ">/dev/null 2>&1",
-                                  bin, model, prompts[p], ref),
-                         0);
+        char args[8300];
+        snprintf(args, sizeof(args), "-p '%s' -n 64 -t 2 --kv-type f32 -fa off", prompts[p]);
+        test_llama_ref_logits(bin, model, args, ref);
         test_logits_tokens(ref, tokens, sizeof(tokens));
-        assert_int_equal(test_run(NULL, NULL,
-                                  "%s/llama_ref -m %s --tokens %s -n 0 -t 2 --kv-type f32 -fa off --logits-out %s "
-                                  ">/dev/null 2>&1",
-                                  bin, twin, tokens, ref_twin),
-                         0);
+        snprintf(args, sizeof(args), "--tokens %s -n 0 -t 2 --kv-type f32 -fa off", tokens);
+        test_llama_ref_logits(bin, twin, args, ref_twin);
         char *err = NULL;
         run_vnpu(model, tokens, "", "", mine, &err);
         free(err);
