@@ -20,6 +20,7 @@ jobs=${JOBS:-2}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+[ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$jobs" --target vnpu-test-ops >/dev/null
 ops=$build/tools/vnpu-test-ops
 
