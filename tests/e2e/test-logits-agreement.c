@@ -5,8 +5,9 @@
  *
  * Measured on an Intel Xeon (Sapphire Rapids, AVX-512; llama.cpp loads its libggml-cpu-sapphirerapids there): max
  * |dlogit| stories260K 8.1e-6 (CPU) .. 1.2e-5 (HTP0, -fa off), llama-2-tiny-random 8.7e-5 (CPU) and 3e-8 (HTP0),
- * every argmax equal (`ctest -R test-logits-agreement -V` prints them). The bounds are about twice that: float sums taken in another order move a logit by a few ulps
- * of the partial sums, and a wrong scale, mask or position moves it by orders of magnitude more.
+ * every argmax equal (`ctest -R test-logits-agreement -V` prints them). The bounds are about twice that: float sums
+ * taken in another order move a logit by a few ulps of the partial sums, and a wrong scale, mask or position moves it
+ * by orders of magnitude more.
  *
  * llama.cpp's own flash-attention path (-fa on, its default) is not the reference: it differs from its non-flash
  * path by 2e-2 on stories260K (measured as above), so vnpu is compared with -fa off; the test measures that
@@ -21,9 +22,9 @@
 #define PROMPT "Once upon a time"
 
 struct agreement_case {
-    const char *model;  /* under the shared models directory */
-    int n_gen;          /* greedy tokens llama.cpp generates after the prompt */
-    double max_abs;     /* the bound on every logit's |vnpu - llama.cpp| */
+    const char *model; /* under the shared models directory */
+    int n_gen;         /* greedy tokens llama.cpp generates after the prompt */
+    double max_abs;    /* the bound on every logit's |vnpu - llama.cpp| */
 };
 
 static const struct agreement_case cases[] = {
