@@ -63,8 +63,11 @@ struct vnpu_model_params {
 struct vnpu_model_params vnpu_model_default_params(void);
 
 /* Load a GGUF model (llama architecture) from path. The file is mapped read-only and validated as GGUF
- * and as a model (hparams, tokenizer, tensor shapes); on error *model is NULL and the cause was logged. */
+ * and as a model (hparams, tokenizer, tensor shapes); on error *model is NULL and the cause was logged.
+ * The model opens its devices and holds them until it is freed, its
+ * weights placed in their buffers; its contexts compute on the same devices (one NPU session per device). */
 enum vnpu_status vnpu_model_load(const char *path, const struct vnpu_model_params *params, struct vnpu_model **model);
+/* Free the model, after its contexts. NULL is a no-op. */
 void vnpu_model_free(struct vnpu_model *model);
 
 int32_t vnpu_model_n_vocab(const struct vnpu_model *model);
@@ -96,7 +99,8 @@ struct vnpu_context_params {
     int32_t type_v;
     bool flash_attn;        /* FLASH_ATTN_EXT (true, default) or MUL_MAT + SOFT_MAX attention */
     const char *trace_path; /* NPU devices trace their requests into this file (Chrome trace-event JSON, which
-                             * Perfetto opens), complete when the context is freed; NULL: VNPU_TRACE or none */
+                             * Perfetto opens), complete when the devices close: once the context and its model
+                             * (which holds them) are freed; NULL: VNPU_TRACE or none */
 };
 
 struct vnpu_context_params vnpu_context_default_params(void);

@@ -21,6 +21,12 @@ struct vnpu_buffer_type *vnpu_device_weight_buffer_type(struct vnpu_device *dev,
     return dev->iface->get_buffer_type(dev);
 }
 
+void vnpu_device_forget_host(struct vnpu_device *dev, const void *base, size_t size) {
+    if (dev->iface->forget_host) {
+        dev->iface->forget_host(dev, base, size);
+    }
+}
+
 void vnpu_device_free(struct vnpu_device *dev) {
     if (dev) {
         dev->iface->free(dev);

@@ -29,6 +29,10 @@ struct vnpu_device_iface {
     struct vnpu_buffer_type *(*get_buffer_type)(struct vnpu_device *dev);
     /* Optional: buffer type for weights (e.g. a REPACK layout). NULL = get_buffer_type. */
     struct vnpu_buffer_type *(*get_weight_buffer_type)(struct vnpu_device *dev, const struct vnpu_tensor *weight);
+    /* Optional: host memory [base, base + size) is going away (a model's file mapping, at the model's free, while
+     * the device may live on for its other holders): drop whatever the device keeps of it (an NPU device's copies
+     * of weights, found again by address, which a later mapping at the same address would otherwise hit). */
+    void (*forget_host)(struct vnpu_device *dev, const void *base, size_t size);
     void (*free)(struct vnpu_device *dev);
 };
 
@@ -41,7 +45,11 @@ const char *vnpu_device_name(struct vnpu_device *dev);
 bool vnpu_device_supports_op(struct vnpu_device *dev, const struct vnpu_tensor *op);
 struct vnpu_buffer_type *vnpu_device_buffer_type(struct vnpu_device *dev);
 struct vnpu_buffer_type *vnpu_device_weight_buffer_type(struct vnpu_device *dev, const struct vnpu_tensor *weight);
-void vnpu_device_free(struct vnpu_device *dev); /* NULL is a no-op */
+/* The device's forget_host, when it has one (a no-op otherwise). */
+void vnpu_device_forget_host(struct vnpu_device *dev, const void *base, size_t size);
+/* Release the caller's hold on dev: a CPU device is freed; an HTP device, shared by its holders, closes with the
+ * last (src/host/htp-host.h). NULL is a no-op. */
+void vnpu_device_free(struct vnpu_device *dev);
 
 /* Compute graph g on devs[0..n_devs), the last one the fallback (the CPU). A node goes to its preferred
  * device (node->device, set by the graph builder: the layer split of src/model, as llama.cpp's

@@ -62,6 +62,11 @@ enum vnpu_status htp_stage_place(struct htp_stage *st, const struct vnpu_tensor 
 size_t htp_stage_chunk_size(size_t window_size);
 /* Start a request: the scratch is empty again. */
 void htp_stage_reset(struct htp_stage *st);
+/* Whether a weight copy of host memory [base, base + size) is kept. */
+bool htp_stage_holds(const struct htp_stage *st, const void *base, size_t size);
+/* Free every weight copy (the session must have unmapped their chunks); weights are copied again at their next
+ * request. */
+void htp_stage_free_weights(struct htp_stage *st);
 /* Free every copy (the device's session must be closed: it may map them). */
 void htp_stage_free(struct htp_stage *st);
 
@@ -75,6 +80,7 @@ struct htp_prof_row {
 
 struct htp_device {
     struct vnpu_device base;
+    uint32_t refs; /* holders: vnpu_htp_device_get calls not yet freed (htp-device.c's registry_lock) */
     uint32_t index;
     char name[16]; /* "HTP<index>" */
     const struct htp_config *cfg;

@@ -1,7 +1,7 @@
 /*
- * The HTP devices (htp-host.h): opening a session per device, the struct vnpu_device interface, requests
- * to the session (reopening it after a fault), the registry of open devices that buffer frees tell to
- * unmap, and the VNPU_PROFILE summary.
+ * The HTP devices (htp-host.h): the registry that holds each open device once, with its session, for every
+ * holder (the model and its contexts) and tells it to unmap freed buffers; the struct vnpu_device interface,
+ * requests to the session (reopening it after a fault), and the VNPU_PROFILE summary.
  */
 #include "htp-device-impl.h"
 #include "htp-ops.h"
@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Open devices, for the unmaps of buffer frees. */
-#define HTP_MAX_OPEN 64
+/* The open devices by index (ggml's backend registry: one device object per device, shared), for
+ * vnpu_htp_device_get and the unmaps of buffer frees. registry_lock also guards every device's refs. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct htp_device *registry[HTP_MAX_OPEN];
+static struct htp_device *registry[VNPU_HTP_MAX_DEVICES];
 
 static const struct vnpu_device_iface htp_device_iface;
 
@@ -86,33 +86,12 @@ static void htp_device_unmap(struct htp_device *d, const struct vdsp_buffer *buf
 
 void htp_devices_unmap(const struct vdsp_buffer *buf) {
     pthread_mutex_lock(&registry_lock);
-    for (int i = 0; i < HTP_MAX_OPEN; i++) {
+    for (int i = 0; i < VNPU_HTP_MAX_DEVICES; i++) {
         if (registry[i]) {
             pthread_mutex_lock(&registry[i]->lock);
             htp_device_unmap(registry[i], buf);
             pthread_mutex_unlock(&registry[i]->lock);
         }
-    }
-    pthread_mutex_unlock(&registry_lock);
-}
-
-static bool htp_registry_add(struct htp_device *d) {
-    pthread_mutex_lock(&registry_lock);
-    int slot = -1;
-    for (int i = 0; i < HTP_MAX_OPEN && slot < 0; i++) {
-        slot = registry[i] ? -1 : i;
-    }
-    if (slot >= 0) {
-        registry[slot] = d;
-    }
-    pthread_mutex_unlock(&registry_lock);
-    return slot >= 0;
-}
-
-static void htp_registry_remove(struct htp_device *d) {
-    pthread_mutex_lock(&registry_lock);
-    for (int i = 0; i < HTP_MAX_OPEN; i++) {
-        registry[i] = registry[i] == d ? NULL : registry[i];
     }
     pthread_mutex_unlock(&registry_lock);
 }
@@ -136,9 +115,9 @@ static void htp_profile_summary(const struct htp_device *d) {
     }
 }
 
-static void htp_device_free(struct vnpu_device *dev) {
-    struct htp_device *d = htp_device_of(dev);
-    htp_registry_remove(d);
+/* Close d, opened in full or in part by htp_device_open: the profile, the trace, the session, then the memory it
+ * mapped. */
+static void htp_device_close(struct htp_device *d) {
     if (d->cfg->profile && d->prof_requests) {
         htp_profile_summary(d);
     }
@@ -149,6 +128,18 @@ static void htp_device_free(struct vnpu_device *dev) {
     htp_batch_free(d->batch);
     pthread_mutex_destroy(&d->lock);
     free(d);
+}
+
+/* Drop one holder; the last one closes the device (under registry_lock, so that a get meanwhile waits and opens
+ * a new one). */
+static void htp_device_free(struct vnpu_device *dev) {
+    struct htp_device *d = htp_device_of(dev);
+    pthread_mutex_lock(&registry_lock);
+    if (--d->refs == 0) {
+        registry[d->index] = NULL;
+        htp_device_close(d);
+    }
+    pthread_mutex_unlock(&registry_lock);
 }
 
 static const char *htp_device_name(struct vnpu_device *dev) {
@@ -193,22 +184,32 @@ struct vnpu_buffer_type *vnpu_htp_weight_buffer_type(uint32_t index) {
     return htp_config_for(index, &cfg) == VNPU_STATUS_OK ? htp_buffer_type(index, !cfg->hostbuf) : NULL;
 }
 
+/* When the device keeps a weight copy of the memory going away, it drops every weight copy (their chunks unmapped
+ * from the session first): the other holders' weights are copied again at their next request. */
+static void htp_device_forget_host(struct vnpu_device *dev, const void *base, size_t size) {
+    struct htp_device *d = htp_device_of(dev);
+    pthread_mutex_lock(&d->lock);
+    if (htp_stage_holds(&d->stage, base, size)) {
+        for (uint32_t i = 0; i < d->stage.n_chunks; i++) {
+            htp_device_unmap(d, d->stage.chunks[i]);
+        }
+        htp_stage_free_weights(&d->stage);
+    }
+    pthread_mutex_unlock(&d->lock);
+}
+
 static const struct vnpu_device_iface htp_device_iface = {
     .get_name = htp_device_name,
     .supports_op = htp_device_supports_op,
     .graph_compute = htp_device_graph_compute,
     .get_buffer_type = htp_device_buffer_type,
     .get_weight_buffer_type = htp_device_weight_buffer_type,
+    .forget_host = htp_device_forget_host,
     .free = htp_device_free,
 };
 
-enum vnpu_status vnpu_htp_device_new(uint32_t index, struct vnpu_device **out) {
-    *out = NULL;
-    const struct htp_config *cfg;
-    enum vnpu_status st = htp_config_for(index, &cfg);
-    if (st != VNPU_STATUS_OK) {
-        return st;
-    }
+/* Open HTP<index> (its config cfg): the device, its session and request block, its trace under VNPU_TRACE. */
+static enum vnpu_status htp_device_open(uint32_t index, const struct htp_config *cfg, struct htp_device **out) {
     struct htp_device *d = calloc(1, sizeof(*d));
     if (!d) {
         vnpu_log_error("HTP%u: out of memory for the device", index);
@@ -224,7 +225,7 @@ enum vnpu_status vnpu_htp_device_new(uint32_t index, struct vnpu_device **out) {
     const uint32_t def =
         cores > 0 && (uint32_t) cores < d->target.n_hvx_contexts ? (uint32_t) cores : d->target.n_hvx_contexts;
     d->n_threads = cfg->nhvx ? cfg->nhvx : def < HTP_MAX_NTHREADS ? def : HTP_MAX_NTHREADS;
-    st = htp_session_open(d);
+    enum vnpu_status st = htp_session_open(d);
     if (st == VNPU_STATUS_OK) {
         d->stage.chunk_size = htp_stage_chunk_size(vdsp_session_window_size(d->session));
         st = vdsp_buffer_alloc(htp_request_size(d->n_threads), "HTP-requests", &d->req);
@@ -232,24 +233,35 @@ enum vnpu_status vnpu_htp_device_new(uint32_t index, struct vnpu_device **out) {
     if (st == VNPU_STATUS_OK && cfg->trace) {
         st = htp_trace_open(d, cfg->trace);
     }
-    if (st == VNPU_STATUS_OK && !htp_registry_add(d)) {
-        vnpu_log_error("%s: more than %d HTP devices open", d->name, HTP_MAX_OPEN);
-        st = VNPU_STATUS_BAD_ARG;
-    }
     if (st != VNPU_STATUS_OK) {
-        htp_trace_close(d);
-        vdsp_session_close(d->session);
-        vdsp_buffer_free(d->req);
-        pthread_mutex_destroy(&d->lock);
-        free(d);
+        htp_device_close(d);
         return st;
     }
     if (cfg->verbose) {
         htp_config_print("vnpu-htp: %s: v%u, %u NPU threads (%u HVX contexts), %zu bytes of VTCM", d->name,
                          (unsigned) cfg->arch, d->n_threads, d->target.n_hvx_contexts, d->target.vtcm_size);
     }
-    *out = &d->base;
+    *out = d;
     return VNPU_STATUS_OK;
+}
+
+enum vnpu_status vnpu_htp_device_get(uint32_t index, struct vnpu_device **out) {
+    *out = NULL;
+    const struct htp_config *cfg;
+    enum vnpu_status st = htp_config_for(index, &cfg);
+    if (st != VNPU_STATUS_OK) {
+        return st;
+    }
+    pthread_mutex_lock(&registry_lock);
+    if (!registry[index]) {
+        st = htp_device_open(index, cfg, &registry[index]);
+    }
+    if (st == VNPU_STATUS_OK) {
+        registry[index]->refs++;
+        *out = &registry[index]->base;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return st;
 }
 
 enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path) {

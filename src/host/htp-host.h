@@ -40,13 +40,18 @@
 /* Whether name (len bytes) is "HTP<n>"; *index gets n. Says nothing about whether HTP<n> exists. */
 bool vnpu_htp_device_parse(const char *name, size_t len, uint32_t *index);
 
-/* Open device HTP<index>: its session on the virtual DSP. Errors: VNPU_STATUS_BAD_ARG (index >= VNPU_NDEV,
- * a bad environment value), the platform's errors (library not found: VNPU_STATUS_IO, ...). */
-enum vnpu_status vnpu_htp_device_new(uint32_t index, struct vnpu_device **out);
+/* Device HTP<index>, one object per process as ggml's backend registry holds its devices: the first get opens it
+ * (its session on the virtual DSP: window, VTCM, NPU threads, the NPU library), later gets return the same device
+ * with its session, and vnpu_device_free drops one holder, the last closing it. So a model, which places its
+ * weights in the device's buffer types, and every context of it, which computes on it, share one session;
+ * buffers may outlive the device (a freed buffer is unmapped from whatever devices are open). Thread-safe.
+ * Errors: VNPU_STATUS_BAD_ARG (index >= VNPU_NDEV, a bad environment value), the platform's errors (library not
+ * found: VNPU_STATUS_IO, ...). */
+enum vnpu_status vnpu_htp_device_get(uint32_t index, struct vnpu_device **out);
 
 /* The buffer type the weights of HTP<index> belong in: HTP<index>-REPACK, or HTP<index> under
- * VNPU_HOSTBUF=1 (the device's get_weight_buffer_type). For a model that places its weights at load, before
- * any context opens the device. NULL (logged) for an index past VNPU_NDEV or a bad environment. */
+ * VNPU_HOSTBUF=1 (the device's get_weight_buffer_type), without opening the device. NULL (logged) for an index
+ * past VNPU_NDEV or a bad environment. */
 struct vnpu_buffer_type *vnpu_htp_weight_buffer_type(uint32_t index);
 
 /* Trace every request of dev from now on into path, a Perfetto-loadable file (Chrome trace-event JSON):

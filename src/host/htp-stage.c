@@ -1,8 +1,9 @@
 /*
  * Shared-DDR copies of tensors that live where no session can map them (the model file's read-only
  * mapping, host buffers): the "copies where a tensor crosses devices" of a unified-memory system whose
- * NPU sees only shared buffers. Weights are copied once, at their first request, and kept for the device's
- * life (found again by address); anything else gets a slot in the request scratch, copied in before and
+ * NPU sees only shared buffers. Weights are copied once, at their first request, and kept (found again by
+ * address) until the device closes or their memory goes away (forget_host: a model freed while the device
+ * serves other holders drops them all); anything else gets a slot in the request scratch, copied in before and
  * out after the request. Models whose weights sit in HTP<n>-REPACK buffers never come here.
  */
 #include "htp-device-impl.h"
@@ -134,15 +135,35 @@ void htp_stage_reset(struct htp_stage *st) {
     st->scratch_used = 0;
 }
 
-void htp_stage_free(struct htp_stage *st) {
+bool htp_stage_holds(const struct htp_stage *st, const void *base, size_t size) {
+    const uintptr_t lo = (uintptr_t) base;
+    for (uint32_t i = 0; i < st->cap_weights; i++) {
+        const uintptr_t host = (uintptr_t) st->weights[i].host;
+        if (host && host >= lo && host - lo < size) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void htp_stage_free_weights(struct htp_stage *st) {
     for (uint32_t i = 0; i < st->n_chunks; i++) {
         vdsp_buffer_free(st->chunks[i]);
     }
+    free(st->chunks);
+    free(st->weights);
+    st->chunks = NULL;
+    st->n_chunks = 0;
+    st->chunk_used = 0;
+    st->weights = NULL;
+    st->n_weights = st->cap_weights = 0;
+}
+
+void htp_stage_free(struct htp_stage *st) {
+    htp_stage_free_weights(st);
     for (uint32_t i = 0; i < st->n_scratch; i++) {
         vdsp_buffer_free(st->scratch_chunks[i]);
     }
-    free(st->chunks);
     free(st->scratch_chunks);
-    free(st->weights);
     memset(st, 0, sizeof(*st));
 }

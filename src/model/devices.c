@@ -14,7 +14,7 @@ static enum vnpu_status device_open(const char *name, size_t len, int n_threads,
     }
     uint32_t index;
     if (vnpu_htp_device_parse(name, len, &index)) {
-        return vnpu_htp_device_new(index, dev);
+        return vnpu_htp_device_get(index, dev);
     }
     vnpu_log_error("unknown device '%.*s' (available: CPU, HTP0..HTP<VNPU_NDEV - 1>)", (int) len, name);
     return VNPU_STATUS_BAD_ARG;

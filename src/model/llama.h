@@ -81,6 +81,10 @@ struct vnpu_model {
     struct llama_weights w;
     char *devices; /* the device list contexts use unless told otherwise */
     double t_load_ms;
+    /* The devices of the list (llama_devices_open), held while the model lives: its weights are in their buffer
+     * types and its contexts share them (one session per NPU device for the model and all its contexts). */
+    struct vnpu_device *devs[LLAMA_MAX_DEVICES];
+    int n_devs;
     struct vnpu_buffer *weight_bufs[LLAMA_MAX_DEVICES]; /* device buffers holding placed weights (model.c) */
     int n_weight_bufs;
 };
@@ -131,8 +135,10 @@ double llama_time_ms(void);
 
 /* Open the devices named in list ("CPU", "HTP0,HTP1", case-sensitive as llama.cpp names them) in their order,
  * except the CPU, which comes last wherever it is named and is appended when absent: the fallback for ops no
- * other device takes ("HTP0,CPU,HTP1" opens HTP0, HTP1, CPU). VNPU_STATUS_BAD_ARG naming an unknown device or
- * one named twice. */
+ * other device takes ("HTP0,CPU,HTP1" opens HTP0, HTP1, CPU). An HTP device is the process's one
+ * (vnpu_htp_device_get: whoever else holds it shares its session); the CPU device is the caller's own, with
+ * n_threads threads, as ggml makes a CPU backend per context. vnpu_device_free each. VNPU_STATUS_BAD_ARG naming
+ * an unknown device or one named twice. */
 enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu_device **devs, int *n_devs);
 
 /* The device (0..n_split-1) of layer il of n_layer split over n_split devices (n_split >= 1), il == n_layer

@@ -112,14 +112,13 @@ static size_t weight_slot(struct vnpu_buffer_type *bt, const struct vnpu_tensor 
  * (an HTP device's REPACK buffer tiles it), one buffer per buffer type; when that device is the CPU, or the weight
  * is F32/F16 (no device stores those in a layout of its own), it stays in the file's mapping (an NPU stages it on
  * first use). progress gets the fraction of bytes placed. The contexts of the model must include the devices its
- * weights were placed for: the CPU cannot read a tiled weight. */
+ * weights were placed for: the CPU cannot read a tiled weight. The devices are the model's (m->devs), which it holds
+ * until it is freed, after its buffers. */
 static enum vnpu_status model_place_weights(struct vnpu_model *m, const struct vnpu_model_params *params) {
-    struct vnpu_device *devs[LLAMA_MAX_DEVICES];
-    int n_devs = 0, n_uses = 0;
-    enum vnpu_status st = llama_devices_open(m->devices, 1, devs, &n_devs);
-    if (st != VNPU_STATUS_OK) {
-        return st;
-    }
+    struct vnpu_device **devs = m->devs;
+    const int n_devs = m->n_devs;
+    int n_uses = 0;
+    enum vnpu_status st = VNPU_STATUS_OK;
     struct weight_use *uses = weight_uses(m, &n_uses);
     struct vnpu_buffer_type **bts = calloc((size_t) n_uses + 1, sizeof(*bts)); /* NULL: stays in the mapping */
     const void **file_data = calloc((size_t) n_uses + 1, sizeof(*file_data));
@@ -189,18 +188,30 @@ static enum vnpu_status model_place_weights(struct vnpu_model *m, const struct v
     free(file_data);
     free(bts);
     free(uses);
-    for (int d = 0; d < n_devs; d++) {
-        vnpu_device_free(devs[d]);
-    }
     return st;
 }
 
-/* Free what model_init made. */
+/* Free what model_init and vnpu_model_load made: the weights' buffers, then the devices holding them, which may
+ * serve other holders on and so first forget the tensor data of the file's mapping (their copies of the weights
+ * left in it). */
 static void model_release(struct vnpu_model *m) {
     for (int i = 0; i < m->n_weight_bufs; i++) {
         vnpu_buffer_free(m->weight_bufs[i]);
     }
     m->n_weight_bufs = 0;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int64_t i = 0; m->n_devs > 0 && i < gguf_n_tensors(m->gguf); i++) {
+        const struct gguf_tensor_info *t = gguf_tensor(m->gguf, i);
+        lo = (uintptr_t) t->data < lo ? (uintptr_t) t->data : lo;
+        hi = (uintptr_t) t->data + t->size > hi ? (uintptr_t) t->data + t->size : hi;
+    }
+    for (int d = 0; d < m->n_devs; d++) {
+        if (lo < hi) {
+            vnpu_device_forget_host(m->devs[d], (const void *) lo, hi - lo);
+        }
+        vnpu_device_free(m->devs[d]);
+    }
+    m->n_devs = 0;
     llama_weights_free(&m->w);
     vnpu_vocab_free(m->vocab);
     m->vocab = NULL;
@@ -235,6 +246,9 @@ enum vnpu_status vnpu_model_load(const char *path, const struct vnpu_model_param
             vnpu_log_error("%s: cannot allocate the device list", path);
             st = VNPU_STATUS_NO_MEMORY;
         }
+    }
+    if (st == VNPU_STATUS_OK) {
+        st = llama_devices_open(m->devices, 1, m->devs, &m->n_devs);
     }
     if (st == VNPU_STATUS_OK) {
         st = model_place_weights(m, params);

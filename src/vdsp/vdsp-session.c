@@ -29,6 +29,8 @@ struct vdsp_request {
     enum vnpu_status status;
 };
 
+static atomic_uint_fast64_t sessions_opened;
+
 struct vdsp_session {
     struct vdsp_device *dev;
     void *lib;
@@ -277,8 +279,13 @@ enum vnpu_status vdsp_session_open(const struct vdsp_session_params *params, str
         vdsp_session_close(s);
         return st;
     }
+    atomic_fetch_add(&sessions_opened, 1);
     *out = s;
     return VNPU_STATUS_OK;
+}
+
+uint64_t vdsp_sessions_opened(void) {
+    return atomic_load(&sessions_opened);
 }
 
 void vdsp_session_close(struct vdsp_session *s) {

@@ -80,6 +80,10 @@ enum vnpu_status vdsp_session_open(const struct vdsp_session_params *params, str
  * vdsp_session_call may be in progress. NULL is a no-op. */
 void vdsp_session_close(struct vdsp_session *s);
 
+/* Sessions vdsp_session_open has opened in this process so far, reopens after a fault included: what a caller
+ * compares before and after some work to know how many DSP domains it started (one per device is the rule). */
+uint64_t vdsp_sessions_opened(void);
+
 const struct vdsp_target *vdsp_session_target(const struct vdsp_session *s);
 /* Bytes of s's 32-bit address window: the params', else VNPU_WINDOW_MB's, else the target's. */
 size_t vdsp_session_window_size(const struct vdsp_session *s);

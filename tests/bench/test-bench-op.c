@@ -111,7 +111,7 @@ static void test_mul_mat_cpu(void **state) {
 static void test_mul_mat_htp(void **state) {
     (void) state;
     struct vnpu_device *dev = NULL;
-    assert_int_equal(vnpu_htp_device_new(0, &dev), VNPU_STATUS_OK);
+    assert_int_equal(vnpu_htp_device_get(0, &dev), VNPU_STATUS_OK);
     check_device(dev, "HTP0-REPACK");
     vnpu_device_free(dev);
 }

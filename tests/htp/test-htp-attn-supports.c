@@ -25,7 +25,7 @@ static int setup(void **state) {
     static struct attn_fixture f;
     memset(&f, 0, sizeof(f));
     setenv("VNPU_VERBOSE", "1", 1); /* read at the first device open: this process opens HTP0 only here */
-    assert_int_equal(vnpu_htp_device_new(0, &f.dev), VNPU_STATUS_OK);
+    assert_int_equal(vnpu_htp_device_get(0, &f.dev), VNPU_STATUS_OK);
     f.ctx = vnpu_ctx_new(1 << 20, true);
     *state = &f;
     return 0;

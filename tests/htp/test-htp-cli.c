@@ -1,9 +1,10 @@
 /*
  * vnpu-cli on HTP0 against llama.cpp's recorded greedy tokens (../shared/models/reference/greedy.txt):
  * stories260K in F32 and F16 must give the same 40 tokens as on llama.cpp's CPU backend, with every node
- * of the graph either executed on HTP0 or refused by its supports_op with a stated reason (VNPU_VERBOSE).
- * Then the same under strict DMA with six workers, in an 8 MiB window, and on HTP0,HTP1 splitting the layers;
- * VNPU_OPFILTER, VNPU_OPSTAGE and VNPU_PROFILE at work.
+ * of the graph either executed on HTP0 or refused by its supports_op with a stated reason (VNPU_VERBOSE), and
+ * one session opened per device for the model and its context (one VNPU_VERBOSE banner each). Then the same under
+ * strict DMA with six workers, in an 8 MiB window, and on HTP0,HTP1 splitting the layers; VNPU_OPFILTER, VNPU_OPSTAGE
+ * and VNPU_PROFILE at work.
  */
 #include "test-common.h"
 
@@ -53,7 +54,8 @@ static int check_coverage(const char *err, const char *dev) {
 }
 
 /* vnpu-cli on devices (a --device list of HTP devices) under env gives llama.cpp's 40 greedy tokens of model,
- * each device executing what it accepts; returns its stderr. */
+ * each device executing what it accepts and opened once (its session shared by the model, which places the
+ * weights, and the context); returns its stderr. */
 static char *check_greedy_htp_on(const char *model, const char *env, const char *devices) {
     int want[64], want_prompt[16], got[64], got_prompt[16];
     const int n_want = test_greedy_ids(model, "greedy_tokens", want, 64);
@@ -80,9 +82,15 @@ static char *check_greedy_htp_on(const char *model, const char *env, const char 
         char name[16];
         snprintf(name, sizeof(name), "%.*s", (int) strcspn(dev, ","), dev);
         const int executed = check_coverage(err, name);
-        printf("%s on %s (%s): 40 tokens as llama.cpp, %d nodes accepted by %s all executed there\n", model, devices,
-               env, executed, name);
+        char banner[32];
+        snprintf(banner, sizeof(banner), "vnpu-htp: %s: v", name);
+        const int sessions = test_count_lines(err, banner, " NPU threads ");
+        printf("%s on %s (%s): 40 tokens as llama.cpp, %d nodes accepted by %s all executed there, %d session\n", model,
+               devices, env, executed, name, sessions);
         assert_true(executed > 0);
+        if (sessions != 1) {
+            fail_msg("%s was opened %d times (one session per device for the model and its context)", name, sessions);
+        }
     }
     return err;
 }

@@ -4,7 +4,8 @@
  * an unmapped device address, a DMA row leaving VTCM) ending that request with an error naming the op while the next
  * request runs on a reopened session, buffers freed and reallocated (the same fd must not reach a stale mapping), runs
  * of nodes split over requests by the 16-buffer limit, a window too small for every buffer (the sliding
- * window), and tensors outside shared DDR staged through it (a SET_ROWS writing part of its staged dst too).
+ * window), and tensors outside shared DDR staged through it (a SET_ROWS writing part of its staged dst too; weights
+ * kept until their memory is forgotten).
  */
 #include "test-common.h"
 
@@ -21,7 +22,7 @@
 
 static struct vnpu_device *open_htp0(void) {
     struct vnpu_device *dev = NULL;
-    assert_int_equal(vnpu_htp_device_new(0, &dev), VNPU_STATUS_OK);
+    assert_int_equal(vnpu_htp_device_get(0, &dev), VNPU_STATUS_OK);
     return dev;
 }
 
@@ -67,7 +68,7 @@ static void test_device_names(void **state) {
     assert_false(vnpu_htp_device_parse("HTPx", 4, &index));
     assert_false(vnpu_htp_device_parse("CPU", 3, &index));
     struct vnpu_device *dev = NULL;
-    assert_int_equal(vnpu_htp_device_new(1, &dev), VNPU_STATUS_BAD_ARG); /* VNPU_NDEV defaults to 1 */
+    assert_int_equal(vnpu_htp_device_get(1, &dev), VNPU_STATUS_BAD_ARG); /* VNPU_NDEV defaults to 1 */
     assert_null(dev);
     assert_string_equal(vnpu_buffer_type_name(vnpu_htp_weight_buffer_type(0)), "HTP0-REPACK");
     assert_null(vnpu_htp_weight_buffer_type(1));
@@ -247,6 +248,37 @@ static void test_host_memory_staged(void **state) {
     vnpu_device_free(dev);
 }
 
+/* A weight in host memory is copied into shared DDR at its first request and kept: new bytes there are not seen
+ * (the device computes with its copy) until the memory is forgotten (vnpu_device_forget_host, as a model freed
+ * while the device lives on does), and the next request copies it again. Memory next to it forgets nothing. */
+static void test_host_weight_forgotten(void **state) {
+    (void) state;
+    struct vnpu_device *dev = open_htp0();
+    struct vnpu_buffer *host = NULL, *act = NULL;
+    const int64_t n = 320;
+    assert_int_equal(vnpu_buffer_type_alloc(vnpu_host_buffer_type(), (size_t) n * 4, &host), VNPU_STATUS_OK);
+    assert_int_equal(vnpu_buffer_type_alloc(vnpu_device_buffer_type(dev), 2 * (size_t) n * 4, &act), VNPU_STATUS_OK);
+    const float bases[4] = {100.0f, 200.0f, 300.0f, 400.0f}, seen[4] = {100.0f, 100.0f, 100.0f, 400.0f};
+    for (int i = 0; i < 4; i++) {
+        struct vnpu_ctx *ctx = vnpu_ctx_new(1 << 16, true);
+        struct vnpu_tensor *w = vec_in(ctx, host, 0, n, bases[i]);
+        w->flags |= VNPU_TENSOR_FLAG_WEIGHT;
+        struct vnpu_tensor *s = vnpu_add(ctx, vec_in(ctx, act, 0, n, 0.0f), w);
+        vnpu_buffer_place_tensor(act, s, (size_t) n * 4);
+        assert_int_equal(compute_on(dev, ctx, s), VNPU_STATUS_OK);
+        assert_float_equal(((float *) s->data)[n - 1], seen[i] + 2.0f * (float) (n - 1), 0.0f);
+        if (i == 1) {
+            vnpu_device_forget_host(dev, (const uint8_t *) w->data + vnpu_nbytes(w), 4096); /* after it: kept */
+        } else if (i == 2) {
+            vnpu_device_forget_host(dev, w->data, vnpu_nbytes(w));
+        }
+        vnpu_ctx_free(ctx);
+    }
+    vnpu_buffer_free(act);
+    vnpu_buffer_free(host);
+    vnpu_device_free(dev);
+}
+
 /* SET_ROWS into a KV cache in host memory writes two of its eight rows: the staged copy must carry the other
  * six in and back unchanged. */
 static void test_host_memory_partial_dst(void **state) {
@@ -286,6 +318,7 @@ int main(void) {
         cmocka_unit_test(test_requests_split_by_buffers),
         cmocka_unit_test(test_sliding_window),
         cmocka_unit_test(test_host_memory_staged),
+        cmocka_unit_test(test_host_weight_forgotten),
         cmocka_unit_test(test_host_memory_partial_dst),
         cmocka_unit_test(test_wide_rows),
     };

@@ -111,7 +111,7 @@ static void fusion_inputs(const struct fusion_case *c, struct vnpu_buffer *buf, 
 static void test_fusion_cases(void **state) {
     (void) state;
     struct vnpu_device *devs[2] = {NULL, NULL};
-    assert_int_equal(vnpu_htp_device_new(0, &devs[0]), VNPU_STATUS_OK);
+    assert_int_equal(vnpu_htp_device_get(0, &devs[0]), VNPU_STATUS_OK);
     assert_int_equal(vnpu_cpu_device_new(1, &devs[1]), VNPU_STATUS_OK);
     struct vnpu_buffer *buf = NULL;
     assert_int_equal(vnpu_buffer_type_alloc(vnpu_device_buffer_type(devs[0]), 5 * SLOT, &buf), VNPU_STATUS_OK);

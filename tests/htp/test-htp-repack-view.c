@@ -45,7 +45,7 @@ static size_t view_start(const struct vnpu_tensor *w, const struct view_case *c)
 static void test_repack_views(void **state) {
     (void) state;
     struct vnpu_device *dev = NULL;
-    assert_int_equal(vnpu_htp_device_new(0, &dev), VNPU_STATUS_OK);
+    assert_int_equal(vnpu_htp_device_get(0, &dev), VNPU_STATUS_OK);
     struct vnpu_device *cpu = NULL;
     assert_int_equal(vnpu_cpu_device_new(1, &cpu), VNPU_STATUS_OK);
     struct vnpu_buffer_type *bt = vnpu_device_weight_buffer_type(dev, NULL);

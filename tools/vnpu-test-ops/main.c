@@ -86,7 +86,7 @@ static struct vnpu_device *open_device(const char *name, int threads) {
     if (strcmp(name, "CPU") == 0) {
         st = vnpu_cpu_device_new(threads, &dev);
     } else if (vnpu_htp_device_parse(name, strlen(name), &index)) {
-        st = vnpu_htp_device_new(index, &dev);
+        st = vnpu_htp_device_get(index, &dev);
     } else {
         fprintf(stderr, TOOL ": unknown device '%s' (CPU, HTP0, HTP1, ...)\n", name);
         exit(2);
