@@ -55,20 +55,29 @@ struct vnpu_sampler;
 typedef bool (*vnpu_progress_fn)(float progress, void *user);
 
 struct vnpu_model_params {
-    const char *devices; /* comma-separated device names ("CPU", "HTP0,HTP1"); NULL = "CPU" */
+    /* Comma-separated device names: "HTP0", "HTP0,HTP1" (NPU devices, the layers split over them as llama.cpp's
+     * --split-mode layer splits them over GPUs), "CPU" (the reference backend alone); the CPU is always added last,
+     * the fallback for ops no NPU device takes. NULL: every NPU device, HTP0..HTP<VNPU_NDEV - 1> (HTP0 by default),
+     * as llama.cpp offloads to all the GPUs it finds and splits the layers over them. */
+    const char *devices;
     vnpu_progress_fn progress;
     void *progress_user;
 };
 
+/* devices NULL (every NPU device), no progress callback. */
 struct vnpu_model_params vnpu_model_default_params(void);
 
 /* Load a GGUF model (llama architecture) from path. The file is mapped read-only and validated as GGUF
  * and as a model (hparams, tokenizer, tensor shapes); on error *model is NULL and the cause was logged.
- * The model opens its devices and holds them until it is freed, its
+ * params NULL: vnpu_model_default_params(). The model opens its devices and holds them until it is freed, its
  * weights placed in their buffers; its contexts compute on the same devices (one NPU session per device). */
 enum vnpu_status vnpu_model_load(const char *path, const struct vnpu_model_params *params, struct vnpu_model **model);
 /* Free the model, after its contexts. NULL is a no-op. */
 void vnpu_model_free(struct vnpu_model *model);
+
+/* The device list the model was loaded for, the default resolved ("HTP0", "HTP0,HTP1", "CPU"), without the CPU
+ * fallback unless it was named; valid while the model lives. */
+const char *vnpu_model_devices(const struct vnpu_model *model);
 
 int32_t vnpu_model_n_vocab(const struct vnpu_model *model);
 int32_t vnpu_model_n_ctx_train(const struct vnpu_model *model);
@@ -103,6 +112,7 @@ struct vnpu_context_params {
                              * (which holds them) are freed; NULL: VNPU_TRACE or none */
 };
 
+/* n_ctx 0, n_batch 512, n_threads all online cores, F16 KV cache, flash attention, devices NULL (the model's). */
 struct vnpu_context_params vnpu_context_default_params(void);
 
 enum vnpu_status vnpu_context_new(struct vnpu_model *model, const struct vnpu_context_params *params,

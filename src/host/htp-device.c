@@ -264,6 +264,13 @@ enum vnpu_status vnpu_htp_device_get(uint32_t index, struct vnpu_device **out) {
     return st;
 }
 
+enum vnpu_status vnpu_htp_device_count(uint32_t *n) {
+    const struct htp_config *cfg;
+    const enum vnpu_status st = htp_config_get(&cfg);
+    *n = st == VNPU_STATUS_OK ? cfg->ndev : 0;
+    return st;
+}
+
 enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path) {
     struct htp_device *d = htp_device_of(dev);
     pthread_mutex_lock(&d->lock);

@@ -49,6 +49,10 @@ bool vnpu_htp_device_parse(const char *name, size_t len, uint32_t *index);
  * found: VNPU_STATUS_IO, ...). */
 enum vnpu_status vnpu_htp_device_get(uint32_t index, struct vnpu_device **out);
 
+/* *n gets the number of HTP devices that exist, VNPU_NDEV (HTP0..HTP<n-1>). Errors: VNPU_STATUS_BAD_ARG (a bad
+ * environment value; *n is 0). */
+enum vnpu_status vnpu_htp_device_count(uint32_t *n);
+
 /* The buffer type the weights of HTP<index> belong in: HTP<index>-REPACK, or HTP<index> under
  * VNPU_HOSTBUF=1 (the device's get_weight_buffer_type), without opening the device. NULL (logged) for an index
  * past VNPU_NDEV or a bad environment. */

@@ -5,6 +5,8 @@
 #include "htp-host.h"
 #include "log.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Open the device called name (len bytes). */
@@ -59,6 +61,27 @@ enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu
         *n_devs = 0;
     }
     return st;
+}
+
+enum vnpu_status llama_devices_default(char **list) {
+    *list = NULL;
+    uint32_t n;
+    enum vnpu_status st = vnpu_htp_device_count(&n);
+    if (st != VNPU_STATUS_OK) {
+        return st;
+    }
+    const size_t size = (size_t) n * sizeof("HTP15,");
+    char *s = malloc(size);
+    if (!s) {
+        vnpu_log_error("cannot allocate the default device list");
+        return VNPU_STATUS_NO_MEMORY;
+    }
+    size_t len = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        len += (size_t) snprintf(s + len, size - len, "%sHTP%u", i ? "," : "", i);
+    }
+    *list = s;
+    return VNPU_STATUS_OK;
 }
 
 int llama_layer_device(int il, int n_layer, int n_split) {

@@ -10,6 +10,7 @@
 
 #include "backend.h"
 #include "gguf.h"
+#include "htp-host.h"
 #include "tensor.h"
 #include "vnpu.h"
 #include "vocab.h"
@@ -18,7 +19,7 @@
 #include <stdint.h>
 
 #define LLAMA_MAX_LAYERS  512
-#define LLAMA_MAX_DEVICES 16
+#define LLAMA_MAX_DEVICES (VNPU_HTP_MAX_DEVICES + 1) /* every NPU device and the CPU */
 
 struct llama_hparams {
     uint32_t n_vocab;      /* rows of token_embd */
@@ -140,6 +141,12 @@ double llama_time_ms(void);
  * n_threads threads, as ggml makes a CPU backend per context. vnpu_device_free each. VNPU_STATUS_BAD_ARG naming
  * an unknown device or one named twice. */
 enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu_device **devs, int *n_devs);
+
+/* The devices a model runs on when none are named, as llama.cpp offloads to every GPU it finds and splits the
+ * layers over them: every NPU device, "HTP0,...,HTP<VNPU_NDEV-1>" (llama_devices_open then appends the CPU as the
+ * fallback). *list is allocated (the caller frees it). Errors: vnpu_htp_device_count's (a bad environment),
+ * VNPU_STATUS_NO_MEMORY. */
+enum vnpu_status llama_devices_default(char **list);
 
 /* The device (0..n_split-1) of layer il of n_layer split over n_split devices (n_split >= 1), il == n_layer
  * being the output layer: llama.cpp's --split-mode layer with equal tensor_split fractions

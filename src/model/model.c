@@ -225,7 +225,7 @@ enum vnpu_status llama_model_validate(const struct gguf_file *f) {
 }
 
 struct vnpu_model_params vnpu_model_default_params(void) {
-    return (struct vnpu_model_params){.devices = "CPU"};
+    return (struct vnpu_model_params){.devices = NULL};
 }
 
 enum vnpu_status vnpu_model_load(const char *path, const struct vnpu_model_params *params, struct vnpu_model **model) {
@@ -240,12 +240,14 @@ enum vnpu_status vnpu_model_load(const char *path, const struct vnpu_model_param
     if (st == VNPU_STATUS_OK) {
         st = model_init(m->gguf, m);
     }
-    if (st == VNPU_STATUS_OK) {
-        m->devices = strdup(params && params->devices ? params->devices : "CPU");
+    if (st == VNPU_STATUS_OK && params && params->devices) {
+        m->devices = strdup(params->devices);
         if (!m->devices) {
             vnpu_log_error("%s: cannot allocate the device list", path);
             st = VNPU_STATUS_NO_MEMORY;
         }
+    } else if (st == VNPU_STATUS_OK) {
+        st = llama_devices_default(&m->devices);
     }
     if (st == VNPU_STATUS_OK) {
         st = llama_devices_open(m->devices, 1, m->devs, &m->n_devs);
@@ -274,6 +276,10 @@ void vnpu_model_free(struct vnpu_model *model) {
     gguf_close(model->gguf);
     free(model->devices);
     free(model);
+}
+
+const char *vnpu_model_devices(const struct vnpu_model *model) {
+    return model->devices;
 }
 
 int32_t vnpu_model_n_vocab(const struct vnpu_model *model) {

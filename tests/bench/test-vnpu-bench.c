@@ -2,7 +2,8 @@
  * vnpu-bench end to end: it times MUL_MAT on the bytes the oracle's ggml_op_bench times (its --dump files equal
  * byte for byte) and its results agree with llama.cpp's on them; its tables carry consistent numbers (GFLOP/s from the
  * median, the CPU device's output the same for any thread count, the forward-pass summary the sum of its rows);
- * model mode reports every test; a device computing nothing fails the run; bad usage fails with a reason.
+ * model mode reports every test, on every NPU device without -dev; a device computing nothing fails the run; bad usage
+ * fails with a reason.
  */
 #include "test-common.h"
 
@@ -222,6 +223,23 @@ static void test_model_table(void **state) {
     free(out);
 }
 
+/* Model mode without -dev: the library's default, every NPU device (HTP0/HTP1 under VNPU_NDEV=2), as vnpu-cli. */
+static void test_model_default_devices(void **state) {
+    (void) state;
+    const char *model = test_model_path("stories260K.gguf");
+    static const char *const env[] = {"", "VNPU_NDEV=2"}, *const row[] = {"\"HTP0\",2,tg4,", "\"HTP0/HTP1\",2,tg4,"};
+    for (int i = 0; i < 2; i++) {
+        char *out = NULL;
+        assert_int_equal(test_run(&out, NULL, "%s %s/vnpu-bench -m %s -p 0 -n 4 -r 1 -t 2 -o csv 2>/dev/null", env[i],
+                                  test_tools_dir(), model),
+                         0);
+        if (!strstr(out, row[i])) {
+            fail_msg("%s: no row %s in\n%s", env[i], row[i], out);
+        }
+        free(out);
+    }
+}
+
 /* With VNPU_OPSTAGE=1 the NPU dispatches and moves data but computes nothing: the check fails the row and the run. */
 static void test_failed_check_fails(void **state) {
     (void) state;
@@ -278,6 +296,7 @@ int main(void) {
         cmocka_unit_test(test_op_table),
         cmocka_unit_test(test_shapes_summary),
         cmocka_unit_test(test_model_table),
+        cmocka_unit_test(test_model_default_devices),
         cmocka_unit_test(test_failed_check_fails),
         cmocka_unit_test(test_bad_usage),
     };

@@ -1,7 +1,7 @@
 /*
- * vnpu-cli against llama.cpp's recorded outputs (../shared/models/reference, made with llama.cpp's CPU
- * backend; see ../shared/models/README.md section 4): greedy tokens of stories260K and its F16/Q8_0 files,
- * last-prompt-position logits of the Q4_0 file and of llama-2-tiny-random.
+ * vnpu-cli's CPU reference path (--device CPU) against llama.cpp's recorded outputs (../shared/models/reference,
+ * made with llama.cpp's CPU backend; see ../shared/models/README.md section 4): greedy tokens of stories260K and
+ * its F16/Q8_0 files, last-prompt-position logits of the Q4_0 file and of llama-2-tiny-random.
  */
 #include "test-common.h"
 
@@ -17,9 +17,9 @@ static void check_greedy(const char *model, const char *extra) {
     assert_int_equal(n_want, 40);
 
     char *out = NULL, *err = NULL;
-    const int rc =
-        test_run(&out, &err, "%s/vnpu-cli -m %s -p 'Once upon a time' -n 40 --temp 0 -t 2 --print-token-ids %s",
-                 test_tools_dir(), test_model_path(model), extra);
+    const int rc = test_run(
+        &out, &err, "%s/vnpu-cli -m %s -p 'Once upon a time' -n 40 --temp 0 -t 2 --device CPU --print-token-ids %s",
+        test_tools_dir(), test_model_path(model), extra);
     if (rc != 0) {
         fail_msg("vnpu-cli exited %d:\n%s", rc, err);
     }
@@ -64,8 +64,9 @@ static void check_step0(const char *model, const char *ref) {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s.logits", test_tmpdir(), ref);
     char *err = NULL;
-    const int rc = test_run(NULL, &err, "%s/vnpu-cli -m %s -p 'Once upon a time' -n 0 -t 2 --logits-out %s",
-                            test_tools_dir(), test_model_path(model), path);
+    const int rc =
+        test_run(NULL, &err, "%s/vnpu-cli -m %s -p 'Once upon a time' -n 0 -t 2 --device CPU --logits-out %s",
+                 test_tools_dir(), test_model_path(model), path);
     if (rc != 0) {
         fail_msg("vnpu-cli exited %d:\n%s", rc, err);
     }

@@ -34,7 +34,7 @@ static void tool_command(char *cmd, size_t size, enum tool tool, const char *pat
     if (tool == TOOL_GGUF) {
         snprintf(cmd, size, "'%s/vnpu-gguf' --validate '%s'", test_tools_dir(), path);
     } else {
-        snprintf(cmd, size, "'%s/vnpu-cli' -m '%s' -t 1 --seed 0 %s", test_tools_dir(), path, extra);
+        snprintf(cmd, size, "'%s/vnpu-cli' -m '%s' -t 1 --seed 0 --device CPU %s", test_tools_dir(), path, extra);
     }
 }
 

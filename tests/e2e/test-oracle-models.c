@@ -229,7 +229,7 @@ static void check_logits(const char *bin, enum vnpu_type type) {
         snprintf(args, sizeof(args), "--tokens %s -n 0 -t 2 --kv-type f32 -fa off", tokens);
         test_llama_ref_logits(bin, twin, args, ref_twin);
         char *err = NULL;
-        run_vnpu(model, tokens, "", "", mine, &err);
+        run_vnpu(model, tokens, "", "--device CPU", mine, &err);
         free(err);
         struct test_logits_cmp cmp;
         if (test_logits_diff(bin, ref_twin, mine, "--min-top1 1.0 --max-abs 1e-4", &cmp) != 0) {

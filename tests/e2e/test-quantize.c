@@ -41,7 +41,8 @@ static void test_fallbacks_named(void **state) {
     gguf_close(f);
 
     char *out = NULL;
-    assert_int_equal(test_run(&out, NULL, "%s/vnpu-cli -m %s -p 'Once upon a time' -n 8 --temp 0 -t 2 2>/dev/null",
+    assert_int_equal(test_run(&out, NULL,
+                              "%s/vnpu-cli -m %s -p 'Once upon a time' -n 8 --temp 0 -t 2 --device CPU 2>/dev/null",
                               test_tools_dir(), out_path),
                      0);
     assert_true(strlen(out) > strlen("Once upon a time"));

@@ -2,9 +2,9 @@
  * vnpu-cli on HTP0 against llama.cpp's recorded greedy tokens (../shared/models/reference/greedy.txt):
  * stories260K in F32 and F16 must give the same 40 tokens as on llama.cpp's CPU backend, with every node
  * of the graph either executed on HTP0 or refused by its supports_op with a stated reason (VNPU_VERBOSE), and
- * one session opened per device for the model and its context (one VNPU_VERBOSE banner each). Then the same under
- * strict DMA with six workers, in an 8 MiB window, and on HTP0,HTP1 splitting the layers; VNPU_OPFILTER, VNPU_OPSTAGE
- * and VNPU_PROFILE at work.
+ * one session opened per device for the model and its context (one VNPU_VERBOSE banner each). Then the same
+ * without --device (the default: every NPU device), under strict DMA with six workers, in an 8 MiB window, and on
+ * HTP0,HTP1 splitting the layers; VNPU_OPFILTER, VNPU_OPSTAGE and VNPU_PROFILE at work.
  */
 #include "test-common.h"
 
@@ -53,21 +53,27 @@ static int check_coverage(const char *err, const char *dev) {
     return executed;
 }
 
-/* vnpu-cli on devices (a --device list of HTP devices) under env gives llama.cpp's 40 greedy tokens of model,
- * each device executing what it accepts and opened once (its session shared by the model, which places the
- * weights, and the context); returns its stderr. */
-static char *check_greedy_htp_on(const char *model, const char *env, const char *devices) {
+/* vnpu-cli with --device option (NULL: none, the default) under env runs on devices (the HTP devices it reports,
+ * comma-separated), gives llama.cpp's 40 greedy tokens of model, each device executing what it accepts and opened
+ * once (its session shared by the model, which places the weights, and the context); returns its stderr. */
+static char *check_greedy_htp_on(const char *model, const char *env, const char *option, const char *devices) {
     int want[64], want_prompt[16], got[64], got_prompt[16];
     const int n_want = test_greedy_ids(model, "greedy_tokens", want, 64);
     const int n_want_prompt = test_greedy_ids(model, "prompt_tokens", want_prompt, 16);
     assert_int_equal(n_want, 40);
     char *err = NULL;
-    const int rc = test_run(NULL, &err,
-                            "VNPU_VERBOSE=1 %s %s/vnpu-cli -m %s -p 'Once upon a time' -n 40 --temp 0 -t 2 "
-                            "--device %s --print-token-ids",
-                            env, test_tools_dir(), test_model_path(model), devices);
+    const int rc =
+        test_run(NULL, &err,
+                 "VNPU_VERBOSE=1 %s %s/vnpu-cli -m %s -p 'Once upon a time' -n 40 --temp 0 -t 2 "
+                 "%s%s --print-token-ids",
+                 env, test_tools_dir(), test_model_path(model), option ? "--device " : "", option ? option : "");
     if (rc != 0) {
         fail_msg("vnpu-cli exited %d:\n%.4000s", rc, err);
+    }
+    char line[64];
+    snprintf(line, sizeof(line), "\ndevices: %s\n", devices);
+    if (!strstr(err, line)) {
+        fail_msg("vnpu-cli %s did not report devices %s:\n%.4000s", option ? option : "(no --device)", devices, err);
     }
     assert_int_equal(test_parse_ids(err, "prompt ids", got_prompt, 16), n_want_prompt);
     assert_memory_equal(got_prompt, want_prompt, sizeof(int) * (size_t) n_want_prompt);
@@ -96,7 +102,7 @@ static char *check_greedy_htp_on(const char *model, const char *env, const char 
 }
 
 static void check_greedy_htp(const char *model, const char *env) {
-    free(check_greedy_htp_on(model, env, "HTP0"));
+    free(check_greedy_htp_on(model, env, "HTP0", "HTP0"));
 }
 
 static void test_htp_f32(void **state) {
@@ -107,6 +113,14 @@ static void test_htp_f32(void **state) {
 static void test_htp_f16(void **state) {
     (void) state;
     check_greedy_htp("derived/stories260K-F16.gguf", "");
+}
+
+/* Without --device vnpu-cli runs on every NPU device: HTP0, or HTP0,HTP1 under VNPU_NDEV=2 (the layer split, as
+ * llama.cpp splits a model over all its GPUs). */
+static void test_htp_default_devices(void **state) {
+    (void) state;
+    free(check_greedy_htp_on("stories260K.gguf", "", NULL, "HTP0"));
+    free(check_greedy_htp_on("stories260K.gguf", "VNPU_NDEV=2", NULL, "HTP0,HTP1"));
 }
 
 static void test_htp_strict_six_workers(void **state) {
@@ -132,7 +146,7 @@ static bool executed_layer(const char *err, const char *dev, int il) {
  * HTP0, 3..4 on HTP1 (which also runs the output), the tokens still llama.cpp's. */
 static void test_htp_layer_split(void **state) {
     (void) state;
-    char *err = check_greedy_htp_on("stories260K.gguf", "VNPU_NDEV=2", "HTP0,HTP1");
+    char *err = check_greedy_htp_on("stories260K.gguf", "VNPU_NDEV=2", "HTP0,HTP1", "HTP0,HTP1");
     for (int il = 0; il < 5; il++) {
         const char *dev = il < 3 ? "HTP0" : "HTP1", *other = il < 3 ? "HTP1" : "HTP0";
         if (!executed_layer(err, dev, il) || executed_layer(err, other, il)) {
@@ -197,6 +211,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_htp_f32),
         cmocka_unit_test(test_htp_f16),
+        cmocka_unit_test(test_htp_default_devices),
         cmocka_unit_test(test_htp_strict_six_workers),
         cmocka_unit_test(test_htp_small_window),
         cmocka_unit_test(test_htp_layer_split),

@@ -2,7 +2,8 @@
  * Devices shared by a model and its contexts, as ggml's backend registry shares a device between the model that
  * places its weights in the device's buffer types and the contexts that compute on it: one NPU session per device
  * (vdsp_sessions_opened counts them) for a model load, contexts made and freed again and their decodes; the session
- * closed with the last holder; the CPU device each holder's own (its threads).
+ * closed with the last holder; the CPU device each holder's own (its threads). And the default device list: every
+ * NPU device (VNPU_NDEV=2 here: HTP0,HTP1), as llama.cpp offloads to all its GPUs.
  */
 #include "test-common.h"
 
@@ -14,6 +15,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void test_default_devices(void **state) {
+    (void) state;
+    char *list = NULL;
+    assert_int_equal(llama_devices_default(&list), VNPU_STATUS_OK);
+    assert_string_equal(list, "HTP0,HTP1");
+    free(list);
+    assert_null(vnpu_model_default_params().devices);
+    assert_null(vnpu_context_default_params().devices); /* the model's */
+}
 
 /* The same HTP device for every holder, opened once and closed with the last; a CPU device per holder. */
 static void test_device_shared(void **state) {
@@ -63,12 +74,13 @@ static void decode_prompt(struct vnpu_model *model, float *logits) {
 /* Loading the Q4_0 model (its matrices placed in HTP<n>-REPACK) on devices, then two contexts one after the other,
  * each decoding the prompt, opens n_npu sessions; both contexts compute the same logits from the model's weights,
  * and the next load opens the devices again (the model closed them, holding them last). */
-static void check_sessions(const char *devices, int n_npu) {
+static void check_sessions(const char *devices, const char *reported, int n_npu) {
     const uint64_t n0 = vdsp_sessions_opened();
     struct vnpu_model_params mp = vnpu_model_default_params();
     mp.devices = devices;
     struct vnpu_model *model = NULL;
     assert_int_equal(vnpu_model_load(test_model_path("derived/stories260K-Q4_0.gguf"), &mp, &model), VNPU_STATUS_OK);
+    assert_string_equal(vnpu_model_devices(model), reported);
     assert_int_equal(vdsp_sessions_opened() - n0, n_npu);
     const size_t n_vocab = (size_t) vnpu_model_n_vocab(model);
     float *first = malloc(n_vocab * sizeof(float)), *second = malloc(n_vocab * sizeof(float));
@@ -77,7 +89,8 @@ static void check_sessions(const char *devices, int n_npu) {
     decode_prompt(model, first);
     decode_prompt(model, second);
     const uint64_t opened = vdsp_sessions_opened() - n0;
-    printf("%s: model load and two contexts decoding opened %llu sessions\n", devices, (unsigned long long) opened);
+    printf("%s: model load and two contexts decoding opened %llu sessions\n", devices ? devices : "default devices",
+           (unsigned long long) opened);
     assert_int_equal(opened, n_npu);
     assert_memory_equal(first, second, n_vocab * sizeof(float));
     size_t top = 0;
@@ -95,26 +108,30 @@ static void check_sessions(const char *devices, int n_npu) {
 
 static void test_sessions_htp0(void **state) {
     (void) state;
-    check_sessions("HTP0", 1);
+    check_sessions("HTP0", "HTP0", 1);
 }
 
 static void test_sessions_htp0_htp1(void **state) {
     (void) state;
-    check_sessions("HTP0,HTP1", 2);
+    check_sessions("HTP0,HTP1", "HTP0,HTP1", 2);
+}
+
+static void test_sessions_default(void **state) {
+    (void) state;
+    check_sessions(NULL, "HTP0,HTP1", 2);
 }
 
 static void test_sessions_cpu(void **state) {
     (void) state;
-    check_sessions("CPU", 0);
+    check_sessions("CPU", "CPU", 0);
 }
 
 int main(void) {
     setenv("VNPU_NDEV", "2", 1); /* read at the first device open */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_device_shared),
-        cmocka_unit_test(test_sessions_htp0),
-        cmocka_unit_test(test_sessions_htp0_htp1),
-        cmocka_unit_test(test_sessions_cpu),
+        cmocka_unit_test(test_default_devices),  cmocka_unit_test(test_device_shared),
+        cmocka_unit_test(test_sessions_htp0),    cmocka_unit_test(test_sessions_htp0_htp1),
+        cmocka_unit_test(test_sessions_default), cmocka_unit_test(test_sessions_cpu),
     };
     return test_result(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -69,7 +69,7 @@ struct args {
     struct list types;   /* op mode */
     int64_t k, m;        /* op mode, without --shapes */
     struct int_list ns;  /* op mode: N values */
-    struct list devices; /* devices (op mode) or device lists joined by '/' (model mode) */
+    struct list devices; /* devices (op mode) or device lists joined by '/' (model mode; one NULL: the default) */
     struct list threads; /* CPU threads, as given (the threads column) */
     struct int_list n_threads;
     struct int_list pp, tg; /* model mode: tokens of each test, 0 = none */
@@ -107,7 +107,8 @@ static void usage(FILE *out) {
             "      --no-warmup        no untimed warm-up run\n"
             "options:\n"
             "  -dev, --device D[,D..] op mode: devices, each timed alone (default HTP0); model mode: device lists,\n"
-            "                         the devices of one list joined by '/' (HTP0/HTP1,CPU; default HTP0)\n"
+            "                         the devices of one list joined by '/' (HTP0/HTP1,CPU; default: every NPU\n"
+            "                         device, HTP0 to HTP<VNPU_NDEV-1>, the layers split over them, as vnpu-cli)\n"
             "  -t, --threads N[,N..]  CPU device threads (default 2); HTP devices run VNPU_NHVX workers\n"
             "  -o, --output md|csv    table format (default md)\n"
             "  -h, --help             this text\n");
@@ -165,7 +166,7 @@ static int int_list_max(const struct int_list *l) {
 static void parse_args(int argc, char **argv, struct args *a) {
     *a = (struct args){.k = 2048, .m = 2048, .reps = 5, .warmup = true, .seed = 1, .fmt = "md"};
     a->op_opts = (struct bench_op_opts){.reps = 5, .warmup = 1, .min_time = 0.1, .check = true};
-    const char *ns = NULL, *types = "q4_0", *devices = "HTP0", *threads = "2", *pp = "512", *tg = "128";
+    const char *ns = NULL, *types = "q4_0", *devices = NULL, *threads = "2", *pp = "512", *tg = "128";
     bool op_only = false, model_only = false;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
@@ -240,7 +241,11 @@ static void parse_args(int argc, char **argv, struct args *a) {
     }
     list_parse(&a->types, "--type", types);
     int_list_parse(&a->ns, "--n", ns ? ns : a->shapes ? "1,512" : "1", 1, 1 << 20);
-    list_parse(&a->devices, "--device", devices);
+    if (devices || op_mode) {
+        list_parse(&a->devices, "--device", devices ? devices : "HTP0");
+    } else {
+        a->devices = (struct list){.n = 1}; /* the model's default devices */
+    }
     list_parse(&a->threads, "--threads", threads);
     int_list_parse(&a->n_threads, "--threads", threads, 1, 512);
     int_list_parse(&a->pp, "--n-prompt", pp, 0, 1 << 16);
@@ -489,9 +494,9 @@ static int run_ops(const struct args *a) {
     return rc == 0 && failed ? 1 : rc;
 }
 
-/* The pp and tg tests of a model on one context. */
+/* The pp and tg tests of a model on one context on devices (the column's text). */
 static int run_tests(const struct args *a, const struct vnpu_model *model, struct vnpu_context *ctx, const char *desc,
-                     int d, int n_threads, double *ts) {
+                     const char *devices, int n_threads, double *ts) {
     for (int kind = 0; kind < 2; kind++) {
         const struct int_list *l = kind == 0 ? &a->pp : &a->tg;
         for (int i = 0; i < l->n; i++) {
@@ -501,10 +506,10 @@ static int run_tests(const struct args *a, const struct vnpu_model *model, struc
                 continue;
             }
             if (bench_model_run(model, ctx, &t, ts) != VNPU_STATUS_OK) {
-                fprintf(stderr, TOOL ": %s%d failed on %s\n", kind == 0 ? "pp" : "tg", t.n, a->devices.item[d]);
+                fprintf(stderr, TOOL ": %s%d failed on %s\n", kind == 0 ? "pp" : "tg", t.n, devices);
                 return 1;
             }
-            bench_model_print_row(stdout, a->fmt, desc, a->devices.item[d], n_threads, &t, ts);
+            bench_model_print_row(stdout, a->fmt, desc, devices, n_threads, &t, ts);
             fflush(stdout);
         }
     }
@@ -528,18 +533,22 @@ static int run_model(const struct args *a) {
     fflush(stdout);
     int rc = 0;
     for (int d = 0; d < a->devices.n && rc == 0; d++) {
-        char devices[256]; /* the list as vnpu_model_params takes it: comma-separated */
-        snprintf(devices, sizeof(devices), "%s", a->devices.item[d]);
+        char devices[256]; /* the list as vnpu_model_params takes it (comma-separated), then as the column shows it */
+        snprintf(devices, sizeof(devices), "%s", a->devices.item[d] ? a->devices.item[d] : "the default devices");
         for (char *p = strchr(devices, '/'); p; p = strchr(p, '/')) {
             *p = ',';
         }
         struct vnpu_model_params mp = vnpu_model_default_params();
-        mp.devices = devices;
+        mp.devices = a->devices.item[d] ? devices : NULL;
         struct vnpu_model *model = NULL;
         if (vnpu_model_load(a->model, &mp, &model) != VNPU_STATUS_OK) {
             fprintf(stderr, TOOL ": cannot load %s on %s\n", a->model, devices);
             rc = 1;
             break;
+        }
+        snprintf(devices, sizeof(devices), "%s", vnpu_model_devices(model));
+        for (char *p = strchr(devices, ','); p; p = strchr(p, ',')) {
+            *p = '/';
         }
         char desc[256];
         vnpu_model_desc(model, desc, sizeof(desc));
@@ -554,7 +563,7 @@ static int run_model(const struct args *a) {
                 rc = 1;
                 break;
             }
-            rc = run_tests(a, model, ctx, desc, d, cp.n_threads, ts);
+            rc = run_tests(a, model, ctx, desc, devices, cp.n_threads, ts);
             vnpu_context_free(ctx);
         }
         vnpu_model_free(model);

@@ -1,9 +1,10 @@
 /*
  * vnpu-cli: generate text with a GGUF model, like llama.cpp's llama-cli in completion mode.
  *
- *   vnpu-cli -m model.gguf -p "Once upon a time" -n 40 --temp 0 [--device HTP0] [--logits-out FILE]
+ *   vnpu-cli -m model.gguf -p "Once upon a time" -n 40 --temp 0 [--device CPU] [--logits-out FILE]
  *
- * Streams the prompt and the generated pieces to stdout, then prints llama.cpp-style timings to stderr.
+ * Runs on the NPU devices unless told otherwise (--device CPU: the reference backend). Streams the prompt and the
+ * generated pieces to stdout, then prints llama.cpp-style timings to stderr.
  */
 #include "file-out.h"
 #include "tool-common.h"
@@ -45,7 +46,11 @@ static void usage(FILE *out) {
             "  -t, --threads N          CPU threads (default: all cores)\n"
             "  -c, --ctx-size N         context size in tokens (default 4096; 0: the model's training context)\n"
             "  -b, --batch-size N       tokens per decode graph (default 512)\n"
-            "      --device LIST        comma-separated devices: CPU, HTP0, HTP1, ... (default CPU)\n"
+            "      --device LIST        comma-separated devices: HTP0, HTP1, ... (the NPU) and CPU (the reference\n"
+            "                           backend; --device CPU runs it alone). Default: every NPU device, HTP0 to\n"
+            "                           HTP<VNPU_NDEV-1> (HTP0 unless VNPU_NDEV says more), the layers split over\n"
+            "                           them as llama.cpp splits a model over all its GPUs; the CPU is always the\n"
+            "                           fallback for ops no NPU device takes\n"
             "  -fa, --flash-attn on|off|auto  attention as FLASH_ATTN_EXT (on, auto: default) or MUL_MAT + SOFT_MAX\n"
             "  -ctk, --cache-type-k T   KV cache K type: f16 (default) or f32\n"
             "  -ctv, --cache-type-v T   KV cache V type: f16 (default) or f32\n"
@@ -148,9 +153,11 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
         fprintf(stderr, TOOL ": give exactly one prompt: -p TEXT, -f FILE or --tokens IDS\n");
         exit(2);
     }
-    if (a->cparams.trace_path && (!a->cparams.devices || !strstr(a->cparams.devices, "HTP"))) {
-        fprintf(stderr, TOOL ": --trace %s: only NPU devices are traced, and --device %s has none (add HTP0)\n",
-                a->cparams.trace_path, a->cparams.devices ? a->cparams.devices : "CPU (the default)");
+    if (a->cparams.trace_path && a->cparams.devices && !strstr(a->cparams.devices, "HTP")) {
+        fprintf(stderr,
+                TOOL ": --trace %s: only NPU devices are traced, and --device %s has none (add HTP0, or leave "
+                     "--device out for the NPU devices)\n",
+                a->cparams.trace_path, a->cparams.devices);
         exit(2);
     }
     struct stat sm, sl;
@@ -390,7 +397,7 @@ int main(int argc, char **argv) {
         vnpu_file_out_abort(&trace_probe);
     }
     struct vnpu_model_params mparams = vnpu_model_default_params();
-    mparams.devices = a.cparams.devices ? a.cparams.devices : mparams.devices;
+    mparams.devices = a.cparams.devices; /* NULL: the library's default, every NPU device */
     mparams.progress = tool_progress;
     mparams.progress_user = "loading";
     struct vnpu_model *model = NULL;
@@ -402,6 +409,7 @@ int main(int argc, char **argv) {
     char desc[256];
     vnpu_model_desc(model, desc, sizeof(desc));
     fprintf(stderr, "model: %s\n", desc);
+    fprintf(stderr, "devices: %s\n", vnpu_model_devices(model));
     if (a.cparams.n_ctx > (uint32_t) vnpu_model_n_ctx_train(model)) {
         fprintf(stderr, "warning: the context (%u) is larger than the model was trained for (%d)\n", a.cparams.n_ctx,
                 vnpu_model_n_ctx_train(model));
