@@ -179,13 +179,10 @@ struct htp_batch;
 
 /* The device's graph_compute. */
 enum vnpu_status htp_graph_compute(struct htp_device *d, struct vnpu_tensor **nodes, int n_nodes);
-/* Bytes of the request block: header, HTP_MAX_BUFS buffers, HTP_MAX_TENSORS tensors, HTP_REQ_MAX_OPS ops
+/* Bytes of the request block: header, HTP_MAX_BUFS buffers, HTP_MAX_TENSORS tensors, HTP_MAX_OPS ops
  * and profiles, and the trace area of n_threads threads. */
 size_t htp_request_size(uint32_t n_threads);
 void htp_batch_free(struct htp_batch *b); /* NULL is a no-op */
-
-/* Ops per request (GGML_HEXAGON_OPBATCH's default). */
-#define HTP_REQ_MAX_OPS 1024
 
 /* Trace records room per NPU thread per request. */
 #define HTP_TRACE_RECORDS 8192

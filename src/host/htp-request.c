@@ -36,8 +36,8 @@ struct htp_batch {
     struct htp_tensor_desc *tensors;
     struct htp_op_desc *ops;
     const struct vdsp_buffer *vbufs[HTP_MAX_BUFS];
-    const struct vnpu_tensor *op_node[HTP_REQ_MAX_OPS];  /* the node each op computes (the MUL of a fusion) */
-    const struct vnpu_tensor *op_first[HTP_REQ_MAX_OPS]; /* the first node of each op (the RMS_NORM) */
+    const struct vnpu_tensor *op_node[HTP_MAX_OPS];  /* the node each op computes (the MUL of a fusion) */
+    const struct vnpu_tensor *op_first[HTP_MAX_OPS]; /* the first node of each op (the RMS_NORM) */
     struct htp_copy copies[HTP_MAX_TENSORS];
     uint32_t n_copies;
     bool send_now;               /* an op wrote a copied tensor: later ops must read it back first */
@@ -58,8 +58,8 @@ static struct htp_req_layout htp_req_layout(uint32_t n_threads) {
     l.bufs = align8(sizeof(struct htp_req));
     l.tensors = align8(l.bufs + HTP_MAX_BUFS * sizeof(struct htp_buf_desc));
     l.ops = align8(l.tensors + (size_t) HTP_MAX_TENSORS * sizeof(struct htp_tensor_desc));
-    l.prof = align8(l.ops + (size_t) HTP_REQ_MAX_OPS * sizeof(struct htp_op_desc));
-    l.trace = align8(l.prof + (size_t) HTP_REQ_MAX_OPS * sizeof(struct htp_op_prof));
+    l.prof = align8(l.ops + (size_t) HTP_MAX_OPS * sizeof(struct htp_op_desc));
+    l.trace = align8(l.prof + (size_t) HTP_MAX_OPS * sizeof(struct htp_op_prof));
     l.size = align8(l.trace + (size_t) n_threads * HTP_TRACE_RECORDS * sizeof(struct htp_trace_evt));
     return l;
 }
@@ -199,7 +199,7 @@ static enum vnpu_status batch_add(struct htp_batch *b, const struct vnpu_tensor 
         }
         n_new_bufs += !seen;
     }
-    *full = b->req->n_ops == HTP_REQ_MAX_OPS || b->req->n_bufs + n_new_bufs > HTP_MAX_BUFS ||
+    *full = b->req->n_ops == HTP_MAX_OPS || b->req->n_bufs + n_new_bufs > HTP_MAX_BUFS ||
             b->req->n_tensors + HTP_MAX_SRC + HTP_MAX_DST > HTP_MAX_TENSORS;
     if (*full) {
         return VNPU_STATUS_OK;

@@ -19,9 +19,10 @@
 
 #include <stdint.h>
 
-#define HTP_MSG_VERSION    2
+#define HTP_MSG_VERSION    3
 #define HTP_MAX_BUFS       16   /* distinct buffers per request (HTP_OP_MAX_BUFS) */
 #define HTP_MAX_TENSORS    8192 /* u16 indices */
+#define HTP_MAX_OPS        1024 /* ops per request (GGML_HEXAGON_OPBATCH's default) */
 #define HTP_MAX_SRC        6
 #define HTP_MAX_DST        2
 #define HTP_MAX_PARAMS     16 /* int32 words of op params (a copy of GGML's op_params) */

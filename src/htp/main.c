@@ -4,10 +4,13 @@
  * process serves one request block (htp-msg.h): check the header and the areas it points to; map the
  * batch's buffers into the session window, reusing mappings by fd and, when the window is short of room,
  * unmapping first the unpinned buffers (weights) the batch does not use, then any it does not use (the
- * seed's sliding window); then for each op resolve
- * its tensors (each checked to lie inside its buffer), run its kernel through the opcode switch, and in
- * strict DMA mode require every thread's queue to be empty. The first failing op ends the batch; the
- * response carries its index, the status and a message naming the op.
+ * seed's sliding window); then for each op resolve its tensors (each checked to lie inside its buffer), run
+ * its kernel through the opcode switch, and in strict DMA mode require every thread's queue to be empty. The first failing op ends the batch; the response carries its
+ * index, the status and a message naming the op.
+ *
+ * The block is host memory a host thread may write while the NPU works (htp-checked.h): the header, the
+ * buffer descriptors and each tensor and op descriptor are read once into NPU memory, and only the copies
+ * are checked and used; every size is computed with overflow checks.
  */
 #include "act-ops.h"
 #include "binary-ops.h"
@@ -16,6 +19,7 @@
 #include "get-rows-ops.h"
 #include "hex-common.h"
 #include "htp-arch.h"
+#include "htp-checked.h"
 #include "htp-ctx.h"
 #include "htp-ops.h"
 #include "htp-status-msg.h"
@@ -29,6 +33,7 @@
 #include "vdsp-device.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Sessions one process can open at once (HTP0..HTP15), each with its context here: the NPU side has no
@@ -40,52 +45,81 @@ static uint32_t htp_ctx_used[HTP_MAX_SESSIONS];
 
 /* ---- the request block ---- */
 
-/* The areas of a checked request and its buffers' device addresses. */
+/* A checked request: its header and buffer descriptors as read once from the block (htp-checked.h, rule 2), and
+ * where its other areas are. Tensor and op descriptors are read once each, when an op resolves them. */
 struct htp_batch {
-    struct htp_req *req;
-    const struct htp_buf_desc *bufs;
-    const struct htp_tensor_desc *tensors;
-    const struct htp_op_desc *ops;
-    struct htp_op_prof *prof;       /* NULL unless HTP_REQ_PROFILE */
-    struct htp_trace_evt *trace;    /* NULL unless HTP_REQ_TRACE */
-    uint32_t devaddr[HTP_MAX_BUFS]; /* where each buffer is mapped */
-    bool usable[HTP_MAX_BUFS];      /* mapped for this request (not an HTP_BUF_UNMAP entry) */
+    struct htp_req hdr;                     /* the header up to rsp (the response is written into the block) */
+    struct htp_buf_desc bufs[HTP_MAX_BUFS]; /* hdr.n_bufs of them */
+    const struct htp_tensor_desc *tensors;  /* in the block */
+    const struct htp_op_desc *ops;          /* in the block */
+    struct htp_op_prof *prof;               /* NULL unless HTP_REQ_PROFILE */
+    struct htp_trace_evt *trace;            /* NULL unless HTP_REQ_TRACE */
+    uint32_t devaddr[HTP_MAX_BUFS];         /* where each buffer is mapped */
+    bool usable[HTP_MAX_BUFS];              /* mapped for this request (not an HTP_BUF_UNMAP entry) */
 };
 
-/* Whether count items of size bytes at offset off (8-byte aligned) lie inside a block of size bytes. */
-static bool area_ok(uint32_t off, uint64_t count, uint64_t item, uint32_t size) {
-    return off % 8 == 0 && (uint64_t) off + count * item <= size;
+/* Whether the header's count n is at most max; else says which. */
+static bool count_ok(const char *name, uint32_t n, uint32_t max, struct htp_msg *m) {
+    if (n <= max) {
+        return true;
+    }
+    htp_msg_str(m, "request layout: ");
+    htp_msg_str(m, name);
+    htp_msg_str(m, " = ");
+    htp_msg_u64(m, n, 10);
+    htp_msg_str(m, ", at most ");
+    htp_msg_u64(m, max, 10);
+    return false;
 }
 
-static uint32_t batch_check(struct htp_ctx *ctx, struct htp_req *req, uint32_t size, struct htp_batch *b,
+/* Whether count items of item bytes at byte off (8-byte aligned) lie inside the block of size bytes; else says which
+ * area. */
+static bool area_ok(const char *name, uint32_t off, uint64_t count, uint64_t item, uint32_t size, struct htp_msg *m) {
+    uint64_t bytes, end;
+    if (off % 8 == 0 && htp_mul_u64(count, item, &bytes) && htp_add_u64(off, bytes, &end) && end <= size) {
+        return true;
+    }
+    htp_msg_str(m, "request layout: the ");
+    htp_msg_str(m, name);
+    htp_msg_str(m, " area (");
+    htp_msg_u64(m, count, 10);
+    htp_msg_str(m, " x ");
+    htp_msg_u64(m, item, 10);
+    htp_msg_str(m, " bytes at byte ");
+    htp_msg_u64(m, off, 10);
+    htp_msg_str(m, ") is not 8-byte aligned or ends past the ");
+    htp_msg_u64(m, size, 10);
+    htp_msg_str(m, "-byte block");
+    return false;
+}
+
+static uint32_t batch_check(struct htp_ctx *ctx, uint8_t *block, uint32_t size, struct htp_batch *b,
                             struct htp_msg *m) {
-    if (req->version != HTP_MSG_VERSION) {
+    htp_shared_read(&b->hdr, block, offsetof(struct htp_req, rsp));
+    const struct htp_req *h = &b->hdr;
+    if (h->version != HTP_MSG_VERSION) {
         htp_msg_str(m, "request version ");
-        htp_msg_u64(m, req->version, 10);
+        htp_msg_u64(m, h->version, 10);
         htp_msg_str(m, ", expected ");
         htp_msg_u64(m, HTP_MSG_VERSION, 10);
         return HTP_STATUS_INVAL_PARAMS;
     }
-    const bool profile = (req->flags & HTP_REQ_PROFILE) != 0, trace = (req->flags & HTP_REQ_TRACE) != 0;
-    if (req->n_bufs > HTP_MAX_BUFS || req->n_tensors > HTP_MAX_TENSORS ||
-        !area_ok(req->off_bufs, req->n_bufs, sizeof(struct htp_buf_desc), size) ||
-        !area_ok(req->off_tensors, req->n_tensors, sizeof(struct htp_tensor_desc), size) ||
-        !area_ok(req->off_ops, req->n_ops, sizeof(struct htp_op_desc), size) ||
-        (profile && !area_ok(req->off_prof, req->n_ops, sizeof(struct htp_op_prof), size)) ||
-        (trace &&
-         !area_ok(req->off_trace, (uint64_t) ctx->n_threads * req->n_trace, sizeof(struct htp_trace_evt), size))) {
-        htp_msg_str(m, "request layout outside its ");
-        htp_msg_u64(m, size, 10);
-        htp_msg_str(m, "-byte block or past the limits (bufs, tensors)");
+    const bool profile = (h->flags & HTP_REQ_PROFILE) != 0, trace = (h->flags & HTP_REQ_TRACE) != 0;
+    const uint64_t n_evt = (uint64_t) ctx->n_threads * h->n_trace; /* trace records (two 32-bit factors) */
+    if (!count_ok("n_bufs", h->n_bufs, HTP_MAX_BUFS, m) || !count_ok("n_tensors", h->n_tensors, HTP_MAX_TENSORS, m) ||
+        !count_ok("n_ops", h->n_ops, HTP_MAX_OPS, m) ||
+        !area_ok("buffers", h->off_bufs, h->n_bufs, sizeof(struct htp_buf_desc), size, m) ||
+        !area_ok("tensors", h->off_tensors, h->n_tensors, sizeof(struct htp_tensor_desc), size, m) ||
+        !area_ok("ops", h->off_ops, h->n_ops, sizeof(struct htp_op_desc), size, m) ||
+        (profile && !area_ok("profile", h->off_prof, h->n_ops, sizeof(struct htp_op_prof), size, m)) ||
+        (trace && !area_ok("trace", h->off_trace, n_evt, sizeof(struct htp_trace_evt), size, m))) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    uint8_t *base = (uint8_t *) req;
-    b->req = req;
-    b->bufs = (const struct htp_buf_desc *) (base + req->off_bufs);
-    b->tensors = (const struct htp_tensor_desc *) (base + req->off_tensors);
-    b->ops = (const struct htp_op_desc *) (base + req->off_ops);
-    b->prof = profile ? (struct htp_op_prof *) (base + req->off_prof) : NULL;
-    b->trace = trace ? (struct htp_trace_evt *) (base + req->off_trace) : NULL;
+    htp_shared_read(b->bufs, block + h->off_bufs, h->n_bufs * sizeof(struct htp_buf_desc));
+    b->tensors = (const struct htp_tensor_desc *) (block + h->off_tensors);
+    b->ops = (const struct htp_op_desc *) (block + h->off_ops);
+    b->prof = profile ? (struct htp_op_prof *) (block + h->off_prof) : NULL;
+    b->trace = trace ? (struct htp_trace_evt *) (block + h->off_trace) : NULL;
     return HTP_STATUS_OK;
 }
 
@@ -106,7 +140,7 @@ static void map_remove(struct htp_ctx *ctx, struct htp_mapping *map) {
 }
 
 static bool batch_uses_fd(const struct htp_batch *b, int32_t fd) {
-    for (uint32_t i = 0; i < b->req->n_bufs; i++) {
+    for (uint32_t i = 0; i < b->hdr.n_bufs; i++) {
         if (b->bufs[i].fd == fd && !(b->bufs[i].flags & HTP_BUF_UNMAP)) {
             return true;
         }
@@ -177,10 +211,10 @@ static uint32_t map_buf(struct htp_ctx *ctx, struct htp_batch *b, uint32_t i, st
 }
 
 static uint32_t batch_map(struct htp_ctx *ctx, struct htp_batch *b, struct htp_msg *m) {
-    for (uint32_t i = 0; i < b->req->n_bufs; i++) {
+    for (uint32_t i = 0; i < b->hdr.n_bufs; i++) {
         b->usable[i] = false;
     }
-    for (uint32_t i = 0; i < b->req->n_bufs; i++) {
+    for (uint32_t i = 0; i < b->hdr.n_bufs; i++) {
         const uint32_t st = map_buf(ctx, b, i, m);
         if (st != HTP_STATUS_OK) {
             return st;
@@ -191,51 +225,88 @@ static uint32_t batch_map(struct htp_ctx *ctx, struct htp_batch *b, struct htp_m
 
 /* ---- tensors ---- */
 
-/* Tensor ti of the batch as a native view, checked to lie inside its buffer. */
+/* Bytes from a tensor's element [0,0,0,0] to one past its last (0 when it is empty) into *bytes; false when that does
+ * not fit 64 bits. Flat: (ne0 / blck - 1) nb0 + the sum over i >= 1 of (ne[i] - 1) nb[i], plus a block; tiled (g not
+ * NULL): ne2 ne3 whole matrices of tile rows (htp-tiles.h), whatever nb says. */
+static bool tensor_bytes(const struct htp_tensor_desc *d, uint32_t blck, uint32_t tsize, const struct htp_tile_geom *g,
+                         uint64_t *bytes) {
+    *bytes = 0;
+    for (int i = 0; i < HTP_MAX_DIMS; i++) {
+        if (d->ne[i] == 0) {
+            return true;
+        }
+    }
+    if (g) {
+        return htp_mul_u64(htp_tile_n_col_tiles(d->ne[1]), htp_tile_row_size(g, d->ne[0]), bytes) &&
+               htp_mul_u64(*bytes, d->ne[2], bytes) && htp_mul_u64(*bytes, d->ne[3], bytes);
+    }
+    uint64_t end = tsize;
+    for (int i = 0; i < HTP_MAX_DIMS; i++) {
+        uint64_t span;
+        if (!htp_mul_u64((i == 0 ? d->ne[0] / blck : d->ne[i]) - 1, d->nb[i], &span) || !htp_add_u64(end, span, &end)) {
+            return false;
+        }
+    }
+    *bytes = end;
+    return true;
+}
+
+/* Tensor ti of the batch as a native view, checked to lie inside its buffer: its descriptor is read once from the
+ * block, and the copy is checked and used. */
 static uint32_t tensor_resolve(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t ti, struct htp_tensor *t,
                                struct htp_msg *m) {
-    const struct htp_tensor_desc *d = ti < b->req->n_tensors ? &b->tensors[ti] : NULL;
+    struct htp_tensor_desc d;
     uint32_t blck = 0, tsize = 0;
-    if (!d || d->bi >= b->req->n_bufs || !b->usable[d->bi] || !htp_type_geometry(d->type, &blck, &tsize) ||
-        d->ne[0] % blck != 0) {
+    const bool in_batch = ti < b->hdr.n_tensors;
+    if (in_batch) {
+        htp_shared_read(&d, &b->tensors[ti], sizeof(d));
+    }
+    if (!in_batch || d.bi >= b->hdr.n_bufs || !b->usable[d.bi] || !htp_type_geometry(d.type, &blck, &tsize) ||
+        d.ne[0] % blck != 0) {
         htp_msg_str(m, "tensor ");
         htp_msg_u64(m, ti, 10);
         htp_msg_str(m, ": bad index, buffer or type");
         return HTP_STATUS_INVAL_PARAMS;
     }
-    uint64_t end = d->offset;
-    bool empty = false;
-    for (int i = 0; i < HTP_MAX_DIMS; i++) {
-        empty = empty || d->ne[i] == 0;
-        end += (uint64_t) ((i == 0 ? d->ne[0] / blck : d->ne[i]) - 1) * d->nb[i];
-    }
-    end = empty ? d->offset : end + tsize;
+    const bool tiled = (d.flags & HTP_TENSOR_TILED) != 0; /* whole matrices of tile rows instead of rows nb[1] apart */
     struct htp_tile_geom g;
-    if (d->flags & HTP_TENSOR_TILED) { /* whole matrices of tile rows (htp-tiles.h) instead of rows nb[1] apart */
-        if (!htp_tile_geom_get((enum htp_type) d->type, &g) || d->ne[0] % g.k_cols != 0) {
-            htp_msg_str(m, "tensor ");
-            htp_msg_u64(m, ti, 10);
-            htp_msg_str(m, ": tiled, but its type has no tiled layout or ne0 is not a whole number of tiles");
-            return HTP_STATUS_INVAL_PARAMS;
-        }
-        end = d->offset + (empty ? 0 : htp_tile_matrix_size(&g, d->ne[0], d->ne[1]) * d->ne[2] * d->ne[3]);
+    if (tiled && (!htp_tile_geom_get((enum htp_type) d.type, &g) || d.ne[0] % g.k_cols != 0)) {
+        htp_msg_str(m, "tensor ");
+        htp_msg_u64(m, ti, 10);
+        htp_msg_str(m, ": tiled, but its type has no tiled layout or ne0 is not a whole number of tiles");
+        return HTP_STATUS_INVAL_PARAMS;
     }
-    if (end > b->bufs[d->bi].size) {
+    uint64_t bytes, end;
+    if (!tensor_bytes(&d, blck, tsize, tiled ? &g : NULL, &bytes) || !htp_add_u64(d.offset, bytes, &end)) {
+        htp_msg_str(m, "tensor ");
+        htp_msg_u64(m, ti, 10);
+        htp_msg_str(m, tiled ? ": its tiled size (matrix bytes x ne2 x ne3) overflows 64 bits"
+                             : ": its extent (the sum of (ne[i] - 1) x nb[i]) overflows 64 bits");
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    uint64_t rows;
+    if (!htp_mul_u64((uint64_t) d.ne[1] * d.ne[2], d.ne[3], &rows) || rows > UINT32_MAX) {
+        htp_msg_str(m, "tensor ");
+        htp_msg_u64(m, ti, 10);
+        htp_msg_str(m, ": ne1 x ne2 x ne3 is more than 4294967295 rows (kernels count rows in 32 bits)");
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (end > b->bufs[d.bi].size) {
         htp_msg_str(m, "tensor ");
         htp_msg_u64(m, ti, 10);
         htp_msg_str(m, " ends at byte ");
         htp_msg_u64(m, end, 10);
         htp_msg_str(m, " of a ");
-        htp_msg_u64(m, b->bufs[d->bi].size, 10);
+        htp_msg_u64(m, b->bufs[d.bi].size, 10);
         htp_msg_str(m, "-byte buffer");
         return HTP_STATUS_INVAL_PARAMS;
     }
-    t->data = vdsp_window_base(ctx->dev) + b->devaddr[d->bi] + d->offset;
-    t->type = d->type;
-    t->flags = d->flags;
+    t->data = vdsp_window_base(ctx->dev) + b->devaddr[d.bi] + d.offset;
+    t->type = d.type;
+    t->flags = d.flags;
     for (int i = 0; i < HTP_MAX_DIMS; i++) {
-        t->ne[i] = d->ne[i];
-        t->nb[i] = d->nb[i];
+        t->ne[i] = d.ne[i];
+        t->nb[i] = d.nb[i];
     }
     return HTP_STATUS_OK;
 }
@@ -352,7 +423,7 @@ static uint32_t op_check_dma(struct htp_ctx *ctx, struct htp_msg *m) {
 static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t i, struct htp_msg *m) {
     struct htp_op_ctx octx;
     octx.ctx = ctx;
-    __builtin_memcpy(&octx.op, &b->ops[i], sizeof(octx.op));
+    htp_shared_read(&octx.op, &b->ops[i], sizeof(octx.op));
     octx.index = i;
     octx.msg = m;
     const uint64_t c0 = vdsp_cycles(ctx->dev), t0 = vdsp_usecs(ctx->dev);
@@ -366,7 +437,7 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
     htp_msg_str(m, htp_op_name(octx.op.opcode));
     htp_msg_str(m, "): ");
     const uint32_t prefix = m->len;
-    const uint32_t inject = i == 0 ? b->req->flags & (HTP_REQ_INJECT_LOAD | HTP_REQ_INJECT_DMA) : 0;
+    const uint32_t inject = i == 0 ? b->hdr.flags & (HTP_REQ_INJECT_LOAD | HTP_REQ_INJECT_DMA) : 0;
     uint32_t st = op_resolve(ctx, b, &octx, m);
     if (st == HTP_STATUS_OK) {
         st = inject ? op_inject(ctx, inject) : HTP_STATUS_OK;
@@ -445,9 +516,9 @@ static int htp_start(struct vdsp_device *dev, uint32_t n_threads, void **npu_ctx
 /* Point each thread's trace at its records in the block (or switch tracing off). */
 static void batch_trace_begin(struct htp_ctx *ctx, const struct htp_batch *b) {
     for (uint32_t i = 0; i < ctx->n_threads; i++) {
-        ctx->trace[i].evt = b->trace ? b->trace + (size_t) i * b->req->n_trace : NULL;
+        ctx->trace[i].evt = b->trace ? b->trace + (size_t) i * b->hdr.n_trace : NULL;
         ctx->trace[i].n = 0;
-        ctx->trace[i].cap = b->trace ? b->req->n_trace : 0;
+        ctx->trace[i].cap = b->trace ? b->hdr.n_trace : 0;
     }
 }
 
@@ -468,8 +539,7 @@ static void htp_process(void *npu_ctx, void *block, uint32_t size) {
         vdsp_log(ctx->dev, "htp: a %u-byte request block has no room for its header", size);
         return;
     }
-    struct htp_req *req = block;
-    struct htp_rsp *rsp = &req->rsp;
+    struct htp_rsp *rsp = &((struct htp_req *) block)->rsp;
     struct htp_msg m = {rsp->message, 0};
     m.buf[0] = 0;
     rsp->failed_op = 0;
@@ -478,13 +548,13 @@ static void htp_process(void *npu_ctx, void *block, uint32_t size) {
     const uint64_t t0 = vdsp_usecs(ctx->dev);
 
     struct htp_batch b;
-    uint32_t st = batch_check(ctx, req, size, &b, &m);
+    uint32_t st = batch_check(ctx, block, size, &b, &m);
     if (st == HTP_STATUS_OK) {
         st = batch_map(ctx, &b, &m);
     }
     if (st == HTP_STATUS_OK) {
         batch_trace_begin(ctx, &b);
-        for (uint32_t i = 0; i < req->n_ops && st == HTP_STATUS_OK; i++) {
+        for (uint32_t i = 0; i < b.hdr.n_ops && st == HTP_STATUS_OK; i++) {
             st = op_run(ctx, &b, i, &m);
             if (st == HTP_STATUS_OK) {
                 rsp->n_ops_done++;
@@ -495,7 +565,8 @@ static void htp_process(void *npu_ctx, void *block, uint32_t size) {
     }
     batch_trace_end(ctx, rsp);
     if (st != HTP_STATUS_OK) {
-        vdsp_log(ctx->dev, "htp: request %u failed with status %u: %s", req->id, st, rsp->message);
+        vdsp_log(ctx->dev, "htp: request %u failed with status %u: %.*s", b.hdr.id, st, (int) m.len,
+                 rsp->message); /* m.len bounds it: the host may overwrite the message's NUL meanwhile */
     }
     rsp->usecs = (uint32_t) (vdsp_usecs(ctx->dev) - t0);
     rsp->cycles = vdsp_cycles(ctx->dev) - rsp->cycles_start;
