@@ -5,7 +5,7 @@
  * Accepted: the weights MUL_MAT takes (F32, F16, the twelve block types with NPU kernels, flat or tiled), one matrix
  * per expert (src0 [K, M, n_expert, 1], n_expert <= MATMUL_ID_MAX_EXPERTS), dense along a row; src1 F32 [K, ne11,
  * n_tokens, 1] with dense rows, ne11 dividing n_used; ids I32 [n_used, n_tokens] with dense rows; dst F32 contiguous;
- * the whole plan in VTCM. The ids' values are the NPU's to check (an id out of range fails the op, nothing written).
+ * the whole plan in VTCM. The ids' values are the NPU's to check (an id out of range fails the op, naming it).
  * As for MUL_MAT, a type with a tiled layout needs both plans, since supports_op cannot know the weight's layout.
  *
  * The plan (htp-prep-matmul.c's, over pairs instead of columns): workers one per HTP_MMID_MACS_PER_THREAD

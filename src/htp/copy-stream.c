@@ -31,11 +31,12 @@ struct copy_thread {
     uint8_t *out; /* same for the out slots */
     uint32_t in_sets;
     uint8_t *scratch;
-    uint32_t half_in, half_out;             /* bytes of one half */
-    uint32_t next;                          /* first task not yet scheduled */
-    uint32_t end;                           /* one past the thread's last task */
-    uint32_t writes[2];                     /* writes queued by each half (1: the prologue's dummy) */
-    bool has_src[2][COPY_STREAM_MAX_BLOCK]; /* per half and task: its reads were real (an index in range) */
+    uint32_t half_in, half_out;              /* bytes of one half */
+    uint32_t next;                           /* first task not yet scheduled */
+    uint32_t end;                            /* one past the thread's last task */
+    uint32_t writes[2];                      /* writes queued by each half (1: the prologue's dummy) */
+    bool has_src[2][COPY_STREAM_MAX_BLOCK];  /* per half and task: its reads were real (an index in range) */
+    int64_t index[2][COPY_STREAM_MAX_BLOCK]; /* per half and task: its index as push_reads read it (copy_task) */
 };
 
 /* Task k (flat) as a row chunk. */
@@ -43,7 +44,7 @@ static struct copy_task copy_task_of(const struct copy_stream *s, uint32_t k) {
     const struct copy_plan *p = s->plan;
     const uint32_t row = fastdiv(k, &p->div_chunks), chunk = k - row * p->n_chunks;
     const struct htp_row_index ix = htp_row_unravel(row, s->ne1, s->ne2, &p->div_ne1, &p->div_ne12);
-    struct copy_task t = {ix.i1, ix.i2, ix.i3, chunk * p->chunk, 0};
+    struct copy_task t = {ix.i1, ix.i2, ix.i3, chunk * p->chunk, 0, 0};
     t.n = HEX_MIN(p->chunk, s->ne0 - t.i0);
     return t;
 }
@@ -69,9 +70,10 @@ static void copy_push_reads(struct copy_thread *t, uint32_t b, struct copy_block
         return;
     }
     for (uint32_t j = 0; j < blk.n; j++) {
-        const struct copy_task task = copy_task_of(s, blk.first + j);
+        struct copy_task task = copy_task_of(s, blk.first + j);
         uint8_t *slot = set + j * s->plan->slot_in;
         t->has_src[b & 1][j] = s->ops->push_reads(s, t->q, &task, slot);
+        t->index[b & 1][j] = task.index;
         for (uint32_t k = 0; !t->has_src[b & 1][j] && k < s->n_reads; k++) {
             dma_queue_push(t->q, dma_make_pair(slot, slot), 0, 0, 0, 0);
         }
@@ -109,14 +111,17 @@ static void copy_stream_block(struct copy_thread *t, struct copy_block blk[2], u
     }
     t->writes[h] = 0;
     for (uint32_t j = 0; j < blk[h].n; j++) {
-        const struct copy_task task = copy_task_of(s, blk[h].first + j);
+        struct copy_task task = copy_task_of(s, blk[h].first + j);
+        task.index = t->index[h][j];
         if (t->has_src[h][j]) {
             s->ops->push_write(s, t->q, &task, out + j * slot_out);
         } else {
             dma_queue_push(t->q, dma_make_pair(out, out), 0, 0, 0, 0);
             uint32_t none = COPY_STREAM_NO_TASK;
-            __atomic_compare_exchange_n(&s->bad_task, &none, blk[h].first + j, false, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED);
+            if (__atomic_compare_exchange_n(&s->bad_task, &none, blk[h].first + j, false, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED)) {
+                s->bad_index = task.index; /* read after work_queue_run's barrier */
+            }
         }
         t->writes[h]++;
     }
@@ -174,7 +179,8 @@ uint32_t copy_stream_run(struct copy_stream *s) {
     if (p->n_threads == 0 || p->n_threads > ctx->n_threads || p->block == 0 || p->block > COPY_STREAM_MAX_BLOCK ||
         !copy_plan_dma_fits(p, s->n_reads) || p->chunk == 0 || p->n_chunks == 0 ||
         (uint64_t) p->chunk * p->n_chunks < s->ne0 || (uint64_t) p->chunk * (p->n_chunks - 1) >= s->ne0 ||
-        (p->slot_out == 0) != (s->ops->compute == NULL)) {
+        (p->slot_out == 0) != (s->ops->compute == NULL) || !fastdiv_is(&p->div_chunks, p->n_chunks) ||
+        !fastdiv_is(&p->div_ne1, s->ne1) || !fastdiv_is(&p->div_ne12, s->ne1 * s->ne2)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     s->row_start = 0;
@@ -200,7 +206,8 @@ uint32_t copy_stream_run(struct copy_stream *s) {
         return HTP_STATUS_FAULT;
     }
     if (s->bad_task != COPY_STREAM_NO_TASK) {
-        const struct copy_task t = copy_task_of(s, s->bad_task);
+        struct copy_task t = copy_task_of(s, s->bad_task);
+        t.index = s->bad_index;
         HTP_ASSERT(s->ops->report_bad); /* required of an op whose push_reads can fail (copy-stream.h) */
         s->ops->report_bad(s, &t, s->octx->msg);
         return HTP_STATUS_INVAL_PARAMS;

@@ -93,22 +93,25 @@ struct copy_task {
     uint32_t i1, i2, i3;
     uint32_t i0;
     uint32_t n;
+    int64_t index; /* the task's index operand (GET_ROWS, SET_ROWS) as push_reads read it, once, from DDR: checked
+                      there, then the value push_write and report_bad see (htp-checked.h, rule 2); 0 for others */
 };
 
 /* The op's side of the stream; every callback may run on any worker at once (they touch only their task). */
 struct copy_ops {
-    /* Push the reads of task t into slot (n_reads descriptors, in a fixed order); false when the task has
-     * no source (an index out of range): nothing was pushed, the stream pushes n_reads dummies, writes
-     * nothing for the task and fails the op with HTP_STATUS_INVAL_PARAMS and report_bad's text. */
-    bool (*push_reads)(const struct copy_stream *s, struct dma_queue *q, const struct copy_task *t, uint8_t *slot);
-    /* Say why task t (the first found without a source) had none: the index, where it lies in the index tensor,
-     * the limit it broke. Required when push_reads can return false, else NULL. */
+    /* Push the reads of task t into slot (n_reads descriptors, in a fixed order), setting t->index when the op has
+     * an index operand; false when the task has no source (an index out of range): nothing was pushed, the stream
+     * pushes n_reads dummies, writes nothing for the task and fails the op with HTP_STATUS_INVAL_PARAMS and
+     * report_bad's text. */
+    bool (*push_reads)(const struct copy_stream *s, struct dma_queue *q, struct copy_task *t, uint8_t *slot);
+    /* Say why task t (the first found without a source, with the t->index push_reads read) had none: the index,
+     * where it lies in the index tensor, the limit it broke. Required when push_reads can return false, else NULL. */
     void (*report_bad)(const struct copy_stream *s, const struct copy_task *t, struct htp_msg *m);
     /* Compute the task's out slot from its in slot (NULL: a copy, the write leaves from the in slot). scratch
      * is the thread's. */
     void (*compute)(const struct copy_stream *s, const struct copy_task *t, const uint8_t *in, uint8_t *out,
                     uint8_t *scratch);
-    /* Push the task's one write from slot to its place in DDR. */
+    /* Push the task's one write from slot to its place in DDR (t->index: what push_reads read and accepted). */
     void (*push_write)(const struct copy_stream *s, struct dma_queue *q, const struct copy_task *t,
                        const uint8_t *slot);
 };
@@ -126,10 +129,12 @@ struct copy_stream {
     uint32_t rows;
     struct copy_layout layout;
     uint32_t bad_task; /* the first task a worker found without a source; COPY_STREAM_NO_TASK: none */
+    int64_t bad_index; /* its index, as its push_reads read it */
 };
 
 /* Run s over the plan's threads: an htp status (HTP_STATUS_FAULT when a worker faulted, INVAL_PARAMS when the
- * plan does not fit the session or a task had no source, which the op's report_bad describes in the response). A device
+ * plan does not fit the session or the stream's shape (its fastdiv values included), or a task had no source, which the
+ * op's report_bad describes in the response). A device
  * that shares the op with others (mdev) takes its share of the rows; its writes are DMA only, so any row split keeps
  * devices off each other's lines. */
 uint32_t copy_stream_run(struct copy_stream *s);

@@ -39,7 +39,7 @@ static void cpy_push(struct dma_queue *q, uint8_t *ddr, uint8_t *slot, uint32_t 
     }
 }
 
-static bool cpy_push_reads(const struct copy_stream *s, struct dma_queue *q, const struct copy_task *t, uint8_t *slot) {
+static bool cpy_push_reads(const struct copy_stream *s, struct dma_queue *q, struct copy_task *t, uint8_t *slot) {
     const struct cpy_ctx *c = s->params;
     const struct htp_tensor *src = c->src;
     uint8_t *p;

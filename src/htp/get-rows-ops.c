@@ -1,6 +1,6 @@
 /*
- * GET_ROWS (get-rows-ops.h) on the copy stream. Each task looks its index up (one scalar load from the index
- * tensor in DDR: the DMA needs it as an address) and reads a chunk of the picked row into VTCM:
+ * GET_ROWS (get-rows-ops.h) on the copy stream. Each task looks its index up (one scalar read from the index
+ * tensor in DDR, checked and kept: the DMA needs it as an address) and reads a chunk of the picked row into VTCM:
  *
  *   F32         one DMA in, one DMA out, nothing computed
  *   F16         one DMA in, HVX widening to F32 (hvx-convert.h), one DMA out
@@ -11,6 +11,7 @@
 
 #include "dequant.h"
 #include "dma-queue.h"
+#include "htp-checked.h"
 #include "htp-ctx.h"
 #include "htp-tensor.h"
 #include "hvx-convert.h"
@@ -30,20 +31,18 @@ struct get_rows_ctx {
     uint32_t src_size;             /* F32, F16: bytes per element */
 };
 
-/* The index of task t: element [i1, i2, i3] of the index tensor. */
-static int32_t get_rows_index_at(const struct get_rows_ctx *c, const struct copy_task *t) {
-    return *(const int32_t *) (htp_tensor_row(c->idx, t->i2, t->i3, 0) + (uintptr_t) t->i1 * c->idx->nb[0]);
-}
-
-/* The table row task t reads, or -1 when its index is out of range. */
-static int64_t get_rows_index(const struct get_rows_ctx *c, const struct copy_task *t) {
-    const int32_t i = get_rows_index_at(c, t);
+/* Task t's index, element [i1, i2, i3] of the index tensor, read once from DDR into t->index; the table row it names,
+ * or -1 when that is outside [0, ne01). */
+static int64_t get_rows_index(const struct get_rows_ctx *c, struct copy_task *t) {
+    int32_t i;
+    htp_shared_read(&i, htp_tensor_row(c->idx, t->i2, t->i3, 0) + (uintptr_t) t->i1 * c->idx->nb[0], sizeof(i));
+    t->index = i;
     return i >= 0 && (uint32_t) i < c->src->ne[1] ? i : -1;
 }
 
 static void get_rows_report_bad(const struct copy_stream *s, const struct copy_task *t, struct htp_msg *m) {
     const struct get_rows_ctx *c = s->params;
-    htp_msg_row_index(m, get_rows_index_at(c, t), t->i1, t->i2, t->i3, "ne01", c->src->ne[1]);
+    htp_msg_index(m, "row index", t->index, t->i1, t->i2, t->i3, "ne01", c->src->ne[1]);
 }
 
 /* The plane DMAs of a quantized task of row i01: from its flat blocks or from its tiles. */
@@ -76,8 +75,7 @@ static void get_rows_push_planes(const struct get_rows_ctx *c, struct dma_queue 
     }
 }
 
-static bool get_rows_push_reads(const struct copy_stream *s, struct dma_queue *q, const struct copy_task *t,
-                                uint8_t *slot) {
+static bool get_rows_push_reads(const struct copy_stream *s, struct dma_queue *q, struct copy_task *t, uint8_t *slot) {
     const struct get_rows_ctx *c = s->params;
     const int64_t i01 = get_rows_index(c, t);
     if (i01 < 0) {

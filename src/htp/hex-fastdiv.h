@@ -13,6 +13,7 @@
 #ifndef VNPU_HEX_FASTDIV_H
 #define VNPU_HEX_FASTDIV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct fastdiv_values {
@@ -32,6 +33,14 @@ static inline struct fastdiv_values fastdiv_init(uint32_t d) {
     v.s1 = (uint16_t) (l < 1 ? l : 1);
     v.s2 = (uint16_t) (l > 1 ? l - 1 : 0);
     return v;
+}
+
+/* Whether v are the values of divisor d. kernel_params carry fastdiv values the host computed; a kernel whose
+ * addresses come from their quotients (a flat index unravelled into a row's coordinates) checks them once per op, as
+ * anything else its memory safety rests on. */
+static inline bool fastdiv_is(const struct fastdiv_values *v, uint32_t d) {
+    const struct fastdiv_values w = fastdiv_init(d);
+    return v->m == w.m && v->s1 == w.s1 && v->s2 == w.s2;
 }
 
 /* n / d for the d of v. */

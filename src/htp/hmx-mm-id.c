@@ -297,9 +297,6 @@ uint32_t op_matmul_id_hmx(struct htp_op_ctx *octx) {
         return st;
     }
     const uint32_t n_expert = c.src0->ne[2];
-    if (!matmul_id_ids_valid(c.ids, n_expert)) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
     const struct htp_tensor_mdev_range range = matmul_id_tile_rows(ctx, c.dst, kp->n_col_tiles);
     c.ct_start = range.start;
     c.n_ct = range.count;
@@ -312,7 +309,10 @@ uint32_t op_matmul_id_hmx(struct htp_op_ctx *octx) {
         c.t1 = HEX_MIN(c.t0 + kp->tokens_chunk, n_tokens);
         c.c0 = c.t0 * ne11;
         c.n_pairs = (c.t1 - c.t0) * n_used;
-        matmul_id_route_chunk(&c.route, c.ids, n_expert, ne11, c.t0, c.t1);
+        const uint32_t routed = matmul_id_route_chunk(&c.route, c.ids, n_expert, ne11, c.t0, c.t1, octx->msg);
+        if (routed != HTP_STATUS_OK) {
+            return routed;
+        }
         hmx_mm_id_tile_rows(&c);
         const uint32_t n_act = HEX_MIN(kp->n_act_threads, c.n_pos);
         c.pos_per_act_thread = (c.n_pos + n_act - 1) / n_act;

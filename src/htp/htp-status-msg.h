@@ -51,11 +51,13 @@ static inline void htp_msg_i64(struct htp_msg *m, int64_t v) {
     htp_msg_u64(m, v < 0 ? 0 - (uint64_t) v : (uint64_t) v, 10);
 }
 
-/* A row index out of range, as GET_ROWS and SET_ROWS say it: "row index <index> at [i1, i2, i3] outside [0,
- * <limit_name> = <limit>)", with (i1, i2, i3) where the index lies in the index tensor. */
-static inline void htp_msg_row_index(struct htp_msg *m, int64_t index, uint32_t i1, uint32_t i2, uint32_t i3,
-                                     const char *limit_name, uint64_t limit) {
-    htp_msg_str(m, "row index ");
+/* An index operand out of range, as GET_ROWS, SET_ROWS ("row index") and MUL_MAT_ID ("expert id") say it: "<what>
+ * <index> at [i1, i2, i3] outside [0, <limit_name> = <limit>)", with (i1, i2, i3) where the index lies in the index
+ * tensor. */
+static inline void htp_msg_index(struct htp_msg *m, const char *what, int64_t index, uint32_t i1, uint32_t i2,
+                                 uint32_t i3, const char *limit_name, uint64_t limit) {
+    htp_msg_str(m, what);
+    htp_msg_str(m, " ");
     htp_msg_i64(m, index);
     htp_msg_str(m, " at [");
     htp_msg_u64(m, i1, 10);

@@ -19,6 +19,7 @@
 
 #include "dma-queue.h"
 #include "hmx-mm-id.h"
+#include "htp-checked.h"
 #include "htp-ctx.h"
 #include "htp-tensor.h"
 #include "htp-tiles.h"
@@ -41,32 +42,22 @@ struct matmul_id_ctx {
     struct matmul_id_route route;
 };
 
-static int32_t matmul_id_expert_of(const struct htp_tensor *ids, uint32_t e, uint32_t t) {
-    return *(const int32_t *) (ids->data + (size_t) e * sizeof(int32_t) + (size_t) t * ids->nb[1]);
-}
-
-bool matmul_id_ids_valid(const struct htp_tensor *ids, uint32_t n_expert) {
-    for (uint32_t t = 0; t < ids->ne[1]; t++) {
-        for (uint32_t e = 0; e < ids->ne[0]; e++) {
-            const int32_t x = matmul_id_expert_of(ids, e, t);
-            if (x < 0 || (uint32_t) x >= n_expert) {
-                return false;
-            }
-        }
+uint32_t matmul_id_route_chunk(struct matmul_id_route *rt, const struct htp_tensor *ids, uint32_t n_expert,
+                               uint32_t ne11, uint32_t t0, uint32_t t1, struct htp_msg *m) {
+    const uint32_t n_used = ids->ne[0], n_pairs = (t1 - t0) * n_used;
+    for (uint32_t t = t0; t < t1; t++) { /* the chunk's ids, read once: routed from this copy only */
+        htp_shared_read(rt->ids + (t - t0) * n_used, ids->data + (size_t) t * ids->nb[1], n_used * sizeof(int32_t));
     }
-    return true;
-}
-
-void matmul_id_route_chunk(struct matmul_id_route *rt, const struct htp_tensor *ids, uint32_t n_expert, uint32_t ne11,
-                           uint32_t t0, uint32_t t1) {
-    const uint32_t n_used = ids->ne[0];
     for (uint32_t x = 0; x < n_expert; x++) {
         rt->next[x] = 0;
     }
-    for (uint32_t t = t0; t < t1; t++) {
-        for (uint32_t e = 0; e < n_used; e++) {
-            rt->next[matmul_id_expert_of(ids, e, t)]++;
+    for (uint32_t pair = 0; pair < n_pairs; pair++) {
+        const int32_t x = rt->ids[pair];
+        if (x < 0 || (uint32_t) x >= n_expert) {
+            htp_msg_index(m, "expert id", x, pair % n_used, t0 + pair / n_used, 0, "n_expert", n_expert);
+            return HTP_STATUS_INVAL_PARAMS;
         }
+        rt->next[x]++;
     }
     uint32_t k = 0, n = 0;
     for (uint32_t x = 0; x < n_expert; x++) {
@@ -80,14 +71,13 @@ void matmul_id_route_chunk(struct matmul_id_route *rt, const struct htp_tensor *
     }
     rt->start[k] = (uint16_t) n;
     rt->n_used_experts = k;
-    uint32_t pair = 0, col = 0;
-    for (uint32_t t = t0; t < t1; t++, col += ne11) {
+    for (uint32_t pair = 0, col = 0; pair < n_pairs; col += ne11) {
         for (uint32_t e = 0, i11 = 0; e < n_used; e++, pair++) {
-            rt->row[rt->next[matmul_id_expert_of(ids, e, t)]++] =
-                (struct matmul_id_row){(uint16_t) pair, (uint16_t) (col + i11)};
+            rt->row[rt->next[rt->ids[pair]]++] = (struct matmul_id_row){(uint16_t) pair, (uint16_t) (col + i11)};
             i11 = i11 + 1 == ne11 ? 0 : i11 + 1; /* e % ne11 */
         }
     }
+    return HTP_STATUS_OK;
 }
 
 /* ---- the compute worker ---- */
@@ -286,9 +276,6 @@ uint32_t op_matmul_id(struct htp_op_ctx *octx) {
     if (st != HTP_STATUS_OK) {
         return st;
     }
-    if (!matmul_id_ids_valid(c.ids, c.src0->ne[2])) {
-        return HTP_STATUS_INVAL_PARAMS;
-    }
     const struct htp_tensor_mdev_range range = matmul_id_tile_rows(ctx, c.dst, kp->n_col_tiles);
     c.ct_start = range.start;
     c.n_ct = range.count;
@@ -302,7 +289,10 @@ uint32_t op_matmul_id(struct htp_op_ctx *octx) {
         c.c0 = c.t0 * ne11;
         c.c1 = c.t1 * ne11;
         c.n_pairs = (c.t1 - c.t0) * n_used;
-        matmul_id_route_chunk(&c.route, c.ids, c.src0->ne[2], ne11, c.t0, c.t1);
+        const uint32_t routed = matmul_id_route_chunk(&c.route, c.ids, c.src0->ne[2], ne11, c.t0, c.t1, octx->msg);
+        if (routed != HTP_STATUS_OK) {
+            return routed;
+        }
         const uint32_t n_act = HEX_MIN(kp->n_act_threads, c.c1 - c.c0);
         c.cols_per_act_thread = (c.c1 - c.c0 + n_act - 1) / n_act;
         if (work_queue_run(&ctx->wq, matmul_id_worker_prep, &c, n_act) != VDSP_FAULT_NONE ||

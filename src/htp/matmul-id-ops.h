@@ -13,9 +13,10 @@
  * src1 row, c = i11 + ne11 * t. Tokens go in chunks of tokens_chunk: their columns are prepared into the shared
  * activation area as MUL_MAT's (act-quant.h), and their pairs routed.
  *
- * Routing (the notes' per-expert row lists). The op's thread reads the chunk's ids from DDR and sorts its pairs by
- * expert (a counting sort): the list of experts with rows and, per such expert, its (pair, column) rows. An expert
- * no token of the chunk uses costs nothing; one used by many pairs streams its weights once for all of them.
+ * Routing (the notes' per-expert row lists). The op's thread reads the chunk's ids from DDR once, checks the copy, and
+ * sorts its pairs by expert from it (a counting sort): the list of experts with rows and, per such expert, its (pair,
+ * column) rows. An expert no token of the chunk uses costs nothing; one used by many pairs streams its weights once for
+ * all of them.
  *
  * Work. A job is one tile row (32 weight rows) of every used expert: its units are (tile row, used expert k), each
  * streaming that expert's tile row DDR -> DMA -> VTCM (n_prefetch units in flight per worker) and multiplying it
@@ -104,10 +105,12 @@ struct matmul_id_route {
     uint16_t expert[MATMUL_ID_MAX_EXPERTS];
     uint16_t start[MATMUL_ID_MAX_EXPERTS + 1];
     uint16_t next[MATMUL_ID_MAX_EXPERTS]; /* while sorting: per expert, its count, then its next free row */
+    int32_t ids[MATMUL_ID_MAX_PAIRS];     /* the chunk's ids by pair, as read once from DDR: checked, then sorted */
     struct matmul_id_row row[MATMUL_ID_MAX_PAIRS];
 };
 
 struct htp_ctx;
+struct htp_msg;
 struct htp_op_ctx;
 struct htp_tensor;
 
@@ -119,13 +122,13 @@ struct htp_tensor;
 bool matmul_id_shapes_valid(const struct htp_tensor *w, const struct htp_tensor *x, const struct htp_tensor *ids,
                             const struct htp_tensor *d, uint32_t tokens_chunk, uint32_t pairs_chunk);
 
-/* Every id of ids [n_used, n_tokens] in [0, n_expert): checked before anything is written (scalar loads from DDR). */
-bool matmul_id_ids_valid(const struct htp_tensor *ids, uint32_t n_expert);
-
-/* The pairs of tokens [t0, t1) sorted by expert into rt (a counting sort over ids, valid ones): ne11 activation rows
- * per token, (t1 - t0) * n_used <= MATMUL_ID_MAX_PAIRS, n_expert <= MATMUL_ID_MAX_EXPERTS. Used by both paths. */
-void matmul_id_route_chunk(struct matmul_id_route *rt, const struct htp_tensor *ids, uint32_t n_expert, uint32_t ne11,
-                           uint32_t t0, uint32_t t1);
+/* The pairs of tokens [t0, t1) sorted by expert into rt (a counting sort): the chunk's ids are read once from DDR into
+ * rt->ids (the host may change them while the op runs), each checked to lie in [0, n_expert), and sorted from that
+ * copy; ne11 activation rows per token, (t1 - t0) * n_used <= MATMUL_ID_MAX_PAIRS, n_expert <= MATMUL_ID_MAX_EXPERTS.
+ * HTP_STATUS_OK, or INVAL_PARAMS with m saying which id, where and the limit ("expert id 9 at [1, 3, 0] outside [0,
+ * n_expert = 8)"). Used by both paths. */
+uint32_t matmul_id_route_chunk(struct matmul_id_route *rt, const struct htp_tensor *ids, uint32_t n_expert,
+                               uint32_t ne11, uint32_t t0, uint32_t t1, struct htp_msg *m);
 
 /* The tile rows of each expert's matrix this device computes: all n_col_tiles, or its share when devices split the
  * op (whole 128-byte lines of dst rows per device where dst allows). Used by both paths. */
@@ -133,8 +136,9 @@ struct htp_tensor_mdev_range matmul_id_tile_rows(const struct htp_ctx *ctx, cons
                                                  uint32_t n_col_tiles);
 
 /* HTP_OP_MUL_MAT_ID: src[0] (experts' weights) x src[1] (activations) routed by src[2] (ids) -> dst[0]. An htp
- * status: INVAL_PARAMS when shapes, types or kparams disagree or an id is outside [0, n_expert) (nothing is written
- * then), NO_SUPPORT for a weight type without kernels, VTCM_TOO_SMALL, FAULT. */
+ * status: INVAL_PARAMS when shapes, types or kparams disagree (nothing is written then) or an id is outside [0,
+ * n_expert) (the chunks of tokens before the id's are written, the message names the id), NO_SUPPORT for a weight type
+ * without kernels, VTCM_TOO_SMALL, FAULT. */
 uint32_t op_matmul_id(struct htp_op_ctx *octx);
 
 #endif /* VNPU_MATMUL_ID_OPS_H */

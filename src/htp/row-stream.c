@@ -242,12 +242,24 @@ static bool row_stream_shapes_ok(const struct row_stream *s) {
     return true;
 }
 
+/* The plan's fastdiv values are those of dst's ne1 and ne1 * ne2 and of src1's ne1..ne3 (1 without src1): the rows'
+ * coordinates, and so their addresses, come from their quotients. */
+static bool row_stream_divs_ok(const struct row_stream *s) {
+    const struct row_plan *p = s->plan;
+    const struct htp_tensor *d = s->dst[0];
+    bool ok = fastdiv_is(&p->div_ne1, d->ne[1]) && fastdiv_is(&p->div_ne12, d->ne[1] * d->ne[2]);
+    for (int i = 0; i < 3; i++) {
+        ok = ok && fastdiv_is(&p->div_src1[i], s->src1 ? s->src1->ne[i + 1] : 1);
+    }
+    return ok;
+}
+
 uint32_t row_stream_run(struct row_stream *s) {
     struct htp_ctx *ctx = s->octx->ctx;
     const struct row_plan *p = s->plan;
     if (p->n_threads == 0 || p->n_threads > ctx->n_threads || p->block == 0 || p->n_dst == 0 || p->n_dst > 2 ||
         p->src1_mode > ROW_SRC1_RESIDENT || (p->src1_mode != ROW_SRC1_NONE) != (s->src1 != NULL) ||
-        !row_stream_shapes_ok(s)) {
+        !row_stream_shapes_ok(s) || !row_stream_divs_ok(s)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     const struct htp_tensor *dst = s->dst[0];

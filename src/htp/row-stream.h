@@ -101,7 +101,8 @@ struct row_stream {
 
 /* Run s over the op's threads: an htp status (HTP_STATUS_FAULT when a worker faulted; the dispatcher
  * reports the platform's text). First checks the shapes (src0 and dst[1] shaped as dst[0], src1
- * broadcastable, elements dense) and the plan against the session (threads, VTCM); then takes this
+ * broadcastable, elements dense), the plan's fastdiv values against them and the plan against the session
+ * (threads, VTCM); then takes this
  * device's share of the rows, which is all of them unless several devices split the op. */
 uint32_t row_stream_run(struct row_stream *s);
 

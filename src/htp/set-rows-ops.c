@@ -1,11 +1,13 @@
 /*
  * SET_ROWS (set-rows-ops.h) on the copy stream: each task reads a chunk of a source row by DMA, converts it to
  * F16 in VTCM when the destination is F16 (hvx-convert.h), and writes it by DMA to the row its index names. The
- * index is one scalar load from the index tensor in DDR per task (the DMA descriptor needs it as an address).
+ * index is one scalar read from the index tensor in DDR per task (the DMA descriptor needs it as an address), checked
+ * and kept in the task (copy_task.index) for the write: the host may change the tensor while the op runs.
  */
 #include "set-rows-ops.h"
 
 #include "dma-queue.h"
+#include "htp-checked.h"
 #include "htp-ctx.h"
 #include "htp-tensor.h"
 #include "hvx-convert.h"
@@ -23,29 +25,30 @@ static struct htp_row_index set_rows_index_pos(const struct set_rows_ctx *c, con
                                   fastmodulo(t->i3, idx->ne[2], &c->kp->div_ne12)};
 }
 
-static int64_t set_rows_index_at(const struct set_rows_ctx *c, const struct copy_task *t) {
+/* Task t's index, read once from the index tensor in DDR into t->index; whether it names a row of dst. */
+static bool set_rows_index(const struct set_rows_ctx *c, struct copy_task *t) {
     const struct htp_tensor *idx = c->idx;
     const struct htp_row_index at = set_rows_index_pos(c, t);
     const uint8_t *p = htp_tensor_row(idx, at.i2, at.i3, 0) + (uintptr_t) at.i1 * idx->nb[0];
-    return idx->type == HTP_TYPE_I64 ? *(const int64_t *) p : *(const int32_t *) p;
-}
-
-/* The destination row of the task's source row, or -1 when its index is out of range. */
-static int64_t set_rows_index(const struct set_rows_ctx *c, const struct copy_task *t) {
-    const int64_t i = set_rows_index_at(c, t);
-    return i >= 0 && i < c->dst->ne[1] ? i : -1;
+    if (idx->type == HTP_TYPE_I64) {
+        htp_shared_read(&t->index, p, sizeof(int64_t));
+    } else {
+        int32_t i;
+        htp_shared_read(&i, p, sizeof(i));
+        t->index = i;
+    }
+    return t->index >= 0 && t->index < c->dst->ne[1];
 }
 
 static void set_rows_report_bad(const struct copy_stream *s, const struct copy_task *t, struct htp_msg *m) {
     const struct set_rows_ctx *c = s->params;
     const struct htp_row_index at = set_rows_index_pos(c, t);
-    htp_msg_row_index(m, set_rows_index_at(c, t), at.i1, at.i2, at.i3, "ne1", c->dst->ne[1]);
+    htp_msg_index(m, "row index", t->index, at.i1, at.i2, at.i3, "ne1", c->dst->ne[1]);
 }
 
-static bool set_rows_push_reads(const struct copy_stream *s, struct dma_queue *q, const struct copy_task *t,
-                                uint8_t *slot) {
+static bool set_rows_push_reads(const struct copy_stream *s, struct dma_queue *q, struct copy_task *t, uint8_t *slot) {
     const struct set_rows_ctx *c = s->params;
-    if (set_rows_index(c, t) < 0) {
+    if (!set_rows_index(c, t)) {
         return false;
     }
     const uint8_t *p = htp_tensor_row(c->src, t->i1, t->i2, t->i3) + (uintptr_t) t->i0 * 4;
@@ -53,11 +56,11 @@ static bool set_rows_push_reads(const struct copy_stream *s, struct dma_queue *q
     return true;
 }
 
+/* The write to the row t->index names, as set_rows_push_reads read and checked it. */
 static void set_rows_push_write(const struct copy_stream *s, struct dma_queue *q, const struct copy_task *t,
                                 const uint8_t *slot) {
     const struct set_rows_ctx *c = s->params;
-    uint8_t *p =
-        htp_tensor_row(c->dst, (uint32_t) set_rows_index(c, t), t->i2, t->i3) + (uintptr_t) t->i0 * c->dst_size;
+    uint8_t *p = htp_tensor_row(c->dst, (uint32_t) t->index, t->i2, t->i3) + (uintptr_t) t->i0 * c->dst_size;
     dma_queue_push(q, dma_make_pair(p, slot), 0, 0, (size_t) t->n * c->dst_size, 1);
 }
 
@@ -81,7 +84,8 @@ uint32_t op_set_rows(struct htp_op_ctx *octx) {
     const uint32_t dst_size = dst->type == HTP_TYPE_F32 ? 4 : 2;
     if (src->nb[0] != 4 || dst->nb[0] != dst_size || dst->ne[0] != src->ne[0] || dst->ne[2] != src->ne[2] ||
         dst->ne[3] != src->ne[3] || idx->ne[0] != src->ne[1] || idx->ne[1] == 0 || idx->ne[2] == 0 ||
-        src->ne[2] % idx->ne[1] != 0 || src->ne[3] % idx->ne[2] != 0) {
+        src->ne[2] % idx->ne[1] != 0 || src->ne[3] % idx->ne[2] != 0 || !fastdiv_is(&kp->div_ne11, idx->ne[1]) ||
+        !fastdiv_is(&kp->div_ne12, idx->ne[2])) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     const struct set_rows_ctx c = {kp, src, idx, dst, dst_size};
