@@ -7,7 +7,7 @@
  * pipeline stage whose pop must return a buffer ("the previous write-back of this VTCM half is done").
  * pop returns the {dst, src} pair of the descriptor, so a DDR -> VTCM pop hands back the VTCM buffer in
  * .dst and a VTCM -> DDR pop in .src. The wait inside a pop is traced as a DMA span (info = the pop's
- * ordinal since the op began, modulo 2^15).
+ * ordinal since the op began, modulo 2^15). A push to a full queue ends the op (dma_queue_full).
  */
 #ifndef VNPU_DMA_QUEUE_H
 #define VNPU_DMA_QUEUE_H
@@ -21,8 +21,10 @@
 
 struct dma_queue {
     struct vdsp_dma_queue *hw; /* the thread's descriptor queue */
+    struct vdsp_device *dev;   /* the session's device: vdsp_call_abort's */
     struct htp_trace *tr;      /* the thread's trace */
     uint32_t n_pop;            /* pops since the op began: the trace info of the next one */
+    bool full;                 /* a push found the queue full: the dispatcher fails the op (HTP_STATUS_DMA_FULL) */
 };
 
 typedef struct vdsp_dma_pair dma_pair;
@@ -34,24 +36,39 @@ static inline dma_pair dma_make_pair(void *dst, const void *src) {
     return p;
 }
 
-/* Queue nrows rows of row_size bytes from p.src (rows src_stride apart) to p.dst (dst_stride apart).
- * False when the queue is full (VDSP_DMA_DEPTH descriptors): a pipeline keeps only a few in flight, so
- * the kernels size their depth statically instead of checking. */
-static inline bool dma_queue_push(struct dma_queue *q, dma_pair p, size_t dst_stride, size_t src_stride,
+/* A push found q full (VDSP_DMA_DEPTH descriptors in flight): mark it and end the worker's job. The push cannot just
+ * fail: a descriptor left out pairs every later pop of the queue with the wrong push, and kernels take their VTCM
+ * buffers from what pops return (row-stream's src0 rows, the HMX prep's staging slots), so a worker that went on would
+ * compute from and into another transfer's memory, and end on a pop of an empty queue blamed on no one. Nor is it a
+ * fault: the queue is the library's own state and nothing outside the op is damaged, so the job ends by
+ * vdsp_call_abort (the session is not marked crashed), work_queue_run reports it, the dispatcher (main.c) fails the op
+ * with HTP_STATUS_DMA_FULL naming the queue and its depth, and empties the queues before the next op. One check per
+ * push, in this function, instead of one at each of the kernels' pushes. */
+static inline __attribute__((cold)) _Noreturn void dma_queue_full(struct dma_queue *q) {
+    q->full = true;
+    vdsp_call_abort(q->dev);
+}
+
+/* Queue nrows rows of row_size bytes from p.src (rows src_stride apart) to p.dst (dst_stride apart). Does not return
+ * when the queue is full (dma_queue_full): kernels size their pipelines to a few descriptors in flight and need not
+ * check. */
+static inline void dma_queue_push(struct dma_queue *q, dma_pair p, size_t dst_stride, size_t src_stride,
                                   size_t row_size, uint32_t nrows) {
-    return vdsp_dma_push(q->hw, p.dst, p.src, dst_stride, src_stride, row_size, nrows);
+    if (__builtin_expect(!vdsp_dma_push(q->hw, p.dst, p.src, dst_stride, src_stride, row_size, nrows), 0)) {
+        dma_queue_full(q);
+    }
 }
 
 /* nrows rows of src_row_size bytes from DDR (packed src_row_size apart) into VTCM rows dst_row_size apart. */
-static inline bool dma_queue_push_ddr_to_vtcm(struct dma_queue *q, dma_pair p, size_t dst_row_size, size_t src_row_size,
+static inline void dma_queue_push_ddr_to_vtcm(struct dma_queue *q, dma_pair p, size_t dst_row_size, size_t src_row_size,
                                               uint32_t nrows) {
-    return dma_queue_push(q, p, dst_row_size, src_row_size, src_row_size, nrows);
+    dma_queue_push(q, p, dst_row_size, src_row_size, src_row_size, nrows);
 }
 
 /* nrows rows of dst_row_size bytes from VTCM (src_row_size apart) into DDR (packed dst_row_size apart). */
-static inline bool dma_queue_push_vtcm_to_ddr(struct dma_queue *q, dma_pair p, size_t dst_row_size, size_t src_row_size,
+static inline void dma_queue_push_vtcm_to_ddr(struct dma_queue *q, dma_pair p, size_t dst_row_size, size_t src_row_size,
                                               uint32_t nrows) {
-    return dma_queue_push(q, p, dst_row_size, src_row_size, dst_row_size, nrows);
+    dma_queue_push(q, p, dst_row_size, src_row_size, dst_row_size, nrows);
 }
 
 /* Wait for the oldest descriptor and return its pair. The queue must not be empty. */
@@ -68,7 +85,7 @@ static inline uint32_t dma_queue_depth(const struct dma_queue *q) {
 }
 
 /* Pop everything still queued (the rare batch of pushes without individual pops; also the dispatcher's
- * cleanup after a leaking op in strict mode). */
+ * cleanup after a leaking op in strict mode and after a full queue). */
 static inline void dma_queue_flush(struct dma_queue *q) {
     while (dma_queue_depth(q) > 0) {
         dma_queue_pop(q);

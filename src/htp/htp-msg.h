@@ -41,6 +41,8 @@ enum htp_status {
     HTP_STATUS_VTCM_TOO_SMALL = 5,
     HTP_STATUS_FAULT = 6,    /* a memory fault or a DMA descriptor outside VTCM / the window */
     HTP_STATUS_DMA_LEAK = 7, /* strict DMA: an op ended with pushes never popped */
+    HTP_STATUS_DMA_FULL = 8, /* a push found its thread's DMA queue full (dma-queue.h): the op's plan keeps more in
+                                flight than a queue holds; the op fails, the session serves on */
 };
 
 /* Element types on the NPU: GGML's ids (the host static_asserts they match vnpu_type). */

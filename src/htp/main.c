@@ -5,7 +5,8 @@
  * batch's buffers into the session window, reusing mappings by fd and, when the window is short of room,
  * unmapping first the unpinned buffers (weights) the batch does not use, then any it does not use (the
  * seed's sliding window); then for each op resolve its tensors (each checked to lie inside its buffer), run
- * its kernel through the opcode switch, and in strict DMA mode require every thread's queue to be empty. The first failing op ends the batch; the response carries its
+ * its kernel through the opcode switch, fail it when a DMA push found its queue full, and in strict DMA mode
+ * require every thread's queue to be empty. The first failing op ends the batch; the response carries its
  * index, the status and a message naming the op.
  *
  * The block is host memory a host thread may write while the NPU works (htp-checked.h): the header, the
@@ -420,6 +421,31 @@ static uint32_t op_check_dma(struct htp_ctx *ctx, struct htp_msg *m) {
     return st;
 }
 
+/* A push that found its queue full ended its worker's job (dma-queue.h says why it does not return): the op fails with
+ * HTP_STATUS_DMA_FULL, whatever its kernel answered (HTP_STATUS_FAULT, from work_queue_run), its message (after the
+ * prefix "op N (NAME): ") names the first such queue, and every queue is emptied and cleared for the next op. */
+static uint32_t op_check_dma_full(struct htp_ctx *ctx, struct htp_msg *m, uint32_t prefix) {
+    uint32_t st = HTP_STATUS_OK;
+    for (uint32_t i = 0; i < ctx->n_threads && st == HTP_STATUS_OK; i++) {
+        if (ctx->dma[i].full) {
+            m->len = prefix;
+            m->buf[prefix] = 0;
+            htp_msg_str(m, "DMA queue of thread ");
+            htp_msg_u64(m, i, 10);
+            htp_msg_str(m, " full: ");
+            htp_msg_u64(m, dma_queue_depth(&ctx->dma[i]), 10);
+            htp_msg_str(m,
+                        " descriptors in flight, as many as it holds (the kernel's plan pushes more before it pops)");
+            st = HTP_STATUS_DMA_FULL;
+        }
+    }
+    for (uint32_t i = 0; i < ctx->n_threads && st != HTP_STATUS_OK; i++) {
+        dma_queue_flush(&ctx->dma[i]);
+        ctx->dma[i].full = false;
+    }
+    return st;
+}
+
 static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t i, struct htp_msg *m) {
     struct htp_op_ctx octx;
     octx.ctx = ctx;
@@ -442,6 +468,8 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
     if (st == HTP_STATUS_OK) {
         st = inject ? op_inject(ctx, inject) : HTP_STATUS_OK;
         st = st == HTP_STATUS_OK ? op_dispatch(&octx) : st;
+        const uint32_t full = op_check_dma_full(ctx, m, prefix);
+        st = full != HTP_STATUS_OK ? full : st;
         if (st == HTP_STATUS_FAULT) {
             htp_msg_str(m, vdsp_fault_text(ctx->dev));
         } else if (st == HTP_STATUS_OK && ctx->dma_strict) {
@@ -499,8 +527,10 @@ static int htp_start(struct vdsp_device *dev, uint32_t n_threads, void **npu_ctx
         ctx->trace[i].cap = 0;
         ctx->trace[i].dev = dev;
         ctx->dma[i].hw = vdsp_dma_queue_get(dev, i);
+        ctx->dma[i].dev = dev;
         ctx->dma[i].tr = &ctx->trace[i];
         ctx->dma[i].n_pop = 0;
+        ctx->dma[i].full = false;
     }
     if (work_queue_init(&ctx->wq, dev, n_threads) != 0) {
         vdsp_log(dev, "htp: cannot start %u worker threads", n_threads - 1);

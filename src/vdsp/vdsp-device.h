@@ -21,13 +21,14 @@
 #include <stdint.h>
 
 /* The ABI between a session and its NPU library; bump on any change to this header. */
-#define VDSP_DEVICE_ABI 2
+#define VDSP_DEVICE_ABI 3
 
 /* Status of a guarded call (vdsp_call_guarded). */
 enum vdsp_fault {
     VDSP_FAULT_NONE = 0,
     VDSP_FAULT_ADDRESS = 1, /* a load or store outside the mapped window or VTCM */
     VDSP_FAULT_DMA = 2,     /* a DMA descriptor outside VTCM or the mapped window (checked at push) */
+    VDSP_FAULT_ABORT = 3,   /* not a fault: the NPU library ended the call itself (vdsp_call_abort) */
 };
 
 struct vdsp_device;
@@ -82,6 +83,13 @@ void vdsp_futex_wake(volatile uint32_t *addr, uint32_t n);
  * mapped)"). A fault marks the session faulted: it answers no further requests. */
 enum vdsp_fault vdsp_call_guarded(struct vdsp_device *dev, vdsp_thread_fn fn, void *arg);
 const char *vdsp_fault_text(struct vdsp_device *dev);
+
+/* End the calling thread's innermost guarded call on dev, which returns VDSP_FAULT_ABORT: the NPU library's way out of
+ * a job that cannot go on (src/htp/dma-queue.h: a push to a full queue), which the library reports itself. Not a
+ * fault: the session is not marked faulted and serves on. The HVX/HMX contexts taken inside the call are given back
+ * as after a fault. Only a job of the library's own may end this way; from process() itself (which then never
+ * answers) the session takes it for a crash of the library. Outside a guarded call: logged, and the process aborts. */
+_Noreturn void vdsp_call_abort(struct vdsp_device *dev);
 
 /* Acquire and release an HVX context (qurt_hvx_lock). A thread holds one while running HVX code; the pool
  * has the target's count, so more threads than contexts wait their turn, as on the hardware. Locks nest

@@ -6,10 +6,12 @@
  * handler installed before ours (ASan's, when built with it) or to the default action, so host bugs still
  * crash. Every device open checks the handler is still ours and, if someone replaced it (cmocka does around
  * each test), installs it again in front of theirs. The DMA engine ends a call the same way when a
- * descriptor breaks its bounds (no signal involved).
+ * descriptor breaks its bounds (no signal involved), and so does the NPU library's vdsp_call_abort, which is no
+ * fault: it records no text and leaves the device serving.
  *
  * After the jump the landing code, back in normal context, unblocks the signals, releases the HVX/HMX
- * contexts the call had taken, describes the fault and marks the device faulted.
+ * contexts the call had taken and, for a signal, describes the fault and marks the device faulted (the DMA engine
+ * records its fault before it raises it).
  */
 #include "log.h"
 #include "vdsp-impl.h"
@@ -166,14 +168,22 @@ enum vdsp_fault vdsp_call_guarded(struct vdsp_device *dev, vdsp_thread_fn fn, vo
     return (enum vdsp_fault) fault;
 }
 
-_Noreturn void vdsp_guard_raise_dma(struct vdsp_device *dev) {
+/* End the innermost guarded call on dev with fault; what names the raise in the log when there is none. */
+static _Noreturn void guard_jump(struct vdsp_device *dev, enum vdsp_fault fault, const char *what) {
     struct vdsp_guard *g = tls_guard;
     if (!g || g->dev != dev) {
-        vnpu_log_error("%s: DMA fault outside a guarded call (an NPU library bug): %s", dev->name,
-                       vdsp_fault_text(dev));
+        vnpu_log_error("%s: %s outside a guarded call (an NPU library bug): %s", dev->name, what, vdsp_fault_text(dev));
         abort();
     }
-    siglongjmp(g->env, VDSP_FAULT_DMA);
+    siglongjmp(g->env, fault);
+}
+
+_Noreturn void vdsp_guard_raise_dma(struct vdsp_device *dev) {
+    guard_jump(dev, VDSP_FAULT_DMA, "DMA fault");
+}
+
+_Noreturn void vdsp_call_abort(struct vdsp_device *dev) {
+    guard_jump(dev, VDSP_FAULT_ABORT, "vdsp_call_abort");
 }
 
 static size_t altstack_size(void) {

@@ -161,6 +161,9 @@ static void session_serve(struct vdsp_session *s, struct vdsp_request *r) {
     }
     struct process_call c = {.iface = s->iface, .npu_ctx = s->npu_ctx, .block = r->block, .size = r->size};
     const enum vdsp_fault fault = vdsp_call_guarded(dev, process_trampoline, &c);
+    if (fault == VDSP_FAULT_ABORT) { /* only a job may end itself (vdsp_call_abort); process() never answered */
+        vdsp_fault_record(dev, "the NPU library ended process() by vdsp_call_abort outside a job (a library bug)");
+    }
     struct htp_rsp *rsp = &((struct htp_req *) r->block)->rsp;
     const uint32_t req_id = ((struct htp_req *) r->block)->id;
     const bool faulted = vdsp_device_faulted(dev);

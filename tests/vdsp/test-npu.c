@@ -145,6 +145,12 @@ static void load_worker(struct test_npu *t, uint32_t ith) {
     }
 }
 
+static void abort_worker(struct test_npu *t, uint32_t ith) {
+    if (ith == t->op->kparams[1]) {
+        vdsp_call_abort(t->dev);
+    }
+}
+
 /* Run t->op; on failure *msg says why. */
 static enum htp_status op_run(struct test_npu *t, const char **msg) {
     struct vdsp_dma_queue *q0 = vdsp_dma_queue_get(t->dev, 0);
@@ -162,6 +168,12 @@ static enum htp_status op_run(struct test_npu *t, const char **msg) {
             vdsp_dma_push(q0, vdsp_vtcm_base(t->dev) + vdsp_vtcm_size(t->dev) - t->op->kparams[0], t->src,
                           t->src_t->ne[0], t->src_t->nb[1], t->src_t->ne[0], 1);
             vdsp_dma_pop(q0);
+            break;
+        case TEST_NPU_OP_ABORT:
+            if (t->op->kparams[1] == TEST_NPU_MAIN) {
+                vdsp_call_abort(t->dev);
+            }
+            work_run(t, abort_worker);
             break;
         case TEST_NPU_OP_DMA_LEAK:
             for (uint32_t i = 0; i < t->op->kparams[0]; i++) {

@@ -30,6 +30,9 @@ enum test_npu_op {
     TEST_NPU_OP_DMA_TO_VTCM_END = 3,
     /* Push kparams[0] dummy descriptors and pop none. */
     TEST_NPU_OP_DMA_LEAK = 4,
+    /* Worker kparams[1] ends its job by vdsp_call_abort (TEST_NPU_MAIN: the main thread outside any job, ending
+     * process() itself); the op then answers HTP_STATUS_FAULT with an empty message. */
+    TEST_NPU_OP_ABORT = 5,
 };
 
 #define TEST_NPU_MAIN 0xFFFFFFFFu

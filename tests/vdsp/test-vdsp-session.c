@@ -2,7 +2,8 @@
  * Sessions end to end with the test NPU library (test-npu.h): round trips (start, process, stop), strict
  * DMA seen through a kernel that reads before it pops, leak reports, fault injection (a bad address on the
  * main thread and in a worker, a DMA descriptor past VTCM: error status and message, the host survives,
- * the session refuses further requests, a reopened session works), two sessions at once with concurrent
+ * the session refuses further requests, a reopened session works), a job ending itself by vdsp_call_abort (no
+ * fault) and process() doing so (a fault), two sessions at once with concurrent
  * callers, and the errors of opening a session and of submitting a block.
  */
 #include "test-npu.h"
@@ -308,6 +309,24 @@ static void test_session_fault_dma(void **state) {
                 false);
 }
 
+/* vdsp_call_abort ending a worker's job is no fault: the job's call returns VDSP_FAULT_ABORT (the test library then
+ * answers HTP_STATUS_FAULT itself), the session serves on, again and again; ending process() itself that way is the
+ * library's crash, answered and refused as a fault. */
+static void test_session_abort(void **state) {
+    (void) state;
+    struct vdsp_session *s = session_open(VDSP_ARCH_V79, 0, 3, false);
+    for (int i = 0; i < 8; i++) {
+        assert_int_equal(run_op(s, TEST_NPU_OP_ABORT, 0, (uint32_t) i % 3, NULL, NULL), HTP_STATUS_FAULT);
+        assert_false(vdsp_session_faulted(s));
+    }
+    bool copied;
+    assert_int_equal(run_op(s, TEST_NPU_OP_COPY, 3, 0, &copied, NULL), HTP_STATUS_OK);
+    assert_true(copied);
+    vdsp_session_close(s);
+    fault_check(2, TEST_NPU_OP_ABORT, 0, TEST_NPU_MAIN,
+                "the NPU library ended process() by vdsp_call_abort outside a job (a library bug)", true);
+}
+
 /* A host thread sending n copies through one session. */
 struct sender {
     struct vdsp_session *s;
@@ -481,9 +500,9 @@ int main(void) {
         cmocka_unit_test(test_session_roundtrip),   cmocka_unit_test(test_session_default_window),
         cmocka_unit_test(test_session_strict),      cmocka_unit_test(test_session_dma_leak),
         cmocka_unit_test(test_session_fault_main),  cmocka_unit_test(test_session_fault_worker),
-        cmocka_unit_test(test_session_fault_dma),   cmocka_unit_test(test_session_multi),
-        cmocka_unit_test(test_session_open_errors), cmocka_unit_test(test_session_call_errors),
-        cmocka_unit_test(test_htp_lib_path),
+        cmocka_unit_test(test_session_fault_dma),   cmocka_unit_test(test_session_abort),
+        cmocka_unit_test(test_session_multi),       cmocka_unit_test(test_session_open_errors),
+        cmocka_unit_test(test_session_call_errors), cmocka_unit_test(test_htp_lib_path),
     };
     return test_result(cmocka_run_group_tests(tests, NULL, NULL));
 }
