@@ -3,6 +3,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 
 .PHONY: all demo test test-sanitize format format-check clean
+# A configure that fails leaves no CMakeCache.txt behind, so the next make configures again.
+.DELETE_ON_ERROR:
 
 all: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -14,8 +16,8 @@ $(BUILD)/CMakeCache.txt:
 demo: all
 	scripts/demo.sh $(BUILD)
 
-# Every test: unit tests, op tests, end-to-end runs against llama.cpp's outputs. The tests are switched on
-# explicitly (a build dir configured without them would otherwise run nothing), and ctest fails if it finds none.
+# Every test: unit tests, op tests, end-to-end runs against llama.cpp's outputs. The tests (and cmocka, which
+# only they need) are switched on here, not by default, and ctest fails if it finds none.
 test: $(BUILD)/CMakeCache.txt
 	cmake -S . -B $(BUILD) -DVNPU_BUILD_TESTS=ON >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
@@ -23,7 +25,7 @@ test: $(BUILD)/CMakeCache.txt
 
 # The unit tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize:
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DVNPU_SANITIZE=ON
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DVNPU_SANITIZE=ON -DVNPU_BUILD_TESTS=ON
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ctest -L unit --output-on-failure --no-tests=error -j $(JOBS)
 
