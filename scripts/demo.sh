@@ -17,6 +17,11 @@ for dir in "$top/models" "$top/../shared/models"; do
     fi
 done
 if [ -z "$model" ]; then
+    if ! command -v curl >/dev/null 2>&1; then
+        echo "demo: $name is not in $top/models or $top/../shared/models, and downloading it needs curl:" \
+            "apt-get install curl ca-certificates, or put it into $top/models/ ($url)" >&2
+        exit 1
+    fi
     mkdir -p "$top/models"
     echo "demo: downloading $name from $url" >&2
     if curl -fsL --retry 2 -o "$top/models/$name.part" "$url" 2>/dev/null &&
