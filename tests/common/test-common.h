@@ -4,6 +4,13 @@
  *
  * A test that needs a model or the oracle fails when CI=true and they are missing, and otherwise skips
  * with a message saying what is missing and how to get it.
+ *
+ * Skips are accounted for in every test program, whatever its main returns: vnpu-test-common is linked with
+ * --wrap=_cmocka_run_group_tests,--wrap=_skip (tests/CMakeLists.txt), so the linker sends what cmocka's
+ * cmocka_run_group_tests() and skip() expand to through test-common.c. The program then exits 1 when a test
+ * failed, 77 (ctest's SKIP_RETURN_CODE, set by vnpu_test) when none failed but one skipped, so ctest reports it
+ * as skipped rather than passed, and 0 otherwise; a skip() under CI=true fails the test. A case that does not
+ * apply (rather than one whose resource is missing) calls test_skip_not_applicable.
  */
 #ifndef VNPU_TEST_COMMON_H
 #define VNPU_TEST_COMMON_H
@@ -89,17 +96,17 @@ int test_logits_diff(const char *bin, const char *a, const char *b, const char *
  * test when llama_ref fails. */
 void test_llama_ref_logits(const char *bin, const char *model, const char *args, const char *out);
 
-/* The exit status of a test program: the failure count cmocka returns, or 77 (ctest's SKIP_RETURN_CODE,
- * set by vnpu_test) when nothing failed but a model or the oracle was missing, so ctest reports the test
- * as skipped rather than passed. Wrap cmocka_run_group_tests with it in main. */
-int test_result(int failures);
-
 /* True when running under CI (CI=true). */
 int test_in_ci(void);
 
 /* For a tool a test needs (a cross compiler, an emulator): when !available, fail under CI, else skip,
  * saying what is missing and how to get it, as test_model_path and test_oracle_bin do. */
 void test_require(int available, const char *what, const char *how);
+
+/* Skip the running case because it does not apply to its row (the oracle cannot convert that type, say),
+ * saying why: cmocka reports it as skipped, and it is neither a missing resource (the program's exit status
+ * does not change) nor a failure under CI. Does not return. */
+void test_skip_not_applicable(const char *why);
 
 /* Log messages collected in memory: vnpu_log_set(test_log_collect, &log, VNPU_LOG_WARN) after zeroing a
  * struct test_log; text holds the messages one per line (cut at its size), counts by level. */

@@ -372,5 +372,5 @@ int main(void) {
         cmocka_unit_test(test_valid_unusual_load_from_disk), cmocka_unit_test(test_get_int),
         cmocka_unit_test(test_every_cut_and_byte),           cmocka_unit_test(test_shared_models_load),
     };
-    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -396,5 +396,5 @@ int main(void) {
         cmocka_unit_test(test_setters),          cmocka_unit_test(test_bad_calls_write_nothing),
         cmocka_unit_test(test_unwritable_path),  cmocka_unit_test(test_failed_write_keeps_old_file),
     };
-    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -119,5 +119,5 @@ int main(void) {
         cmocka_unit_test(test_inspect_model),
         cmocka_unit_test(test_usage),
     };
-    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

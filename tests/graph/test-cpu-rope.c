@@ -227,5 +227,5 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rope),
     };
-    return test_result(cmocka_run_group_tests(tests, NULL, op_test_teardown));
+    return cmocka_run_group_tests(tests, NULL, op_test_teardown);
 }

@@ -296,5 +296,5 @@ int main(void) {
         cmocka_unit_test(test_cpy),
         cmocka_unit_test(test_cont),
     };
-    return test_result(cmocka_run_group_tests(tests, NULL, op_test_teardown));
+    return cmocka_run_group_tests(tests, NULL, op_test_teardown);
 }

@@ -320,5 +320,5 @@ int main(void) {
         cmocka_unit_test(test_graph_order),
         cmocka_unit_test(test_graph_deep_chain),
     };
-    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

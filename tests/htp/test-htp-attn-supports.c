@@ -107,5 +107,5 @@ int main(void) {
         cmocka_unit_test(test_soft_max),
         cmocka_unit_test(test_flash_attn),
     };
-    return test_result(cmocka_run_group_tests(tests, setup, teardown));
+    return cmocka_run_group_tests(tests, setup, teardown);
 }

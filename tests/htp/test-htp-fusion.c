@@ -158,5 +158,5 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fusion_cases),
     };
-    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

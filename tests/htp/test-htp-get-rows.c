@@ -271,5 +271,5 @@ int main(void) {
         cmocka_unit_test(test_bad_index),
         cmocka_unit_test(test_set_rows_bad_index),
     };
-    return test_result(cmocka_run_group_tests(tests, setup, teardown));
+    return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -490,5 +490,5 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_special_ids, setup_capture, teardown_capture),
         cmocka_unit_test_setup_teardown(test_token_to_piece, setup_capture, teardown_capture),
     };
-    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -321,5 +321,5 @@ int main(void) {
     tests[n++] = (struct CMUnitTest) cmocka_unit_test(test_threads);
     tests[n++] = (struct CMUnitTest) cmocka_unit_test(test_special_scales);
     tests[n++] = (struct CMUnitTest) cmocka_unit_test(test_bad_input);
-    return test_result(_cmocka_run_group_tests("test-repack-data", tests, n, NULL, NULL));
+    return _cmocka_run_group_tests("test-repack-data", tests, n, NULL, NULL);
 }

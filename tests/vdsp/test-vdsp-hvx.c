@@ -201,5 +201,5 @@ int main(void) {
         cmocka_unit_test(test_hvx_pool), cmocka_unit_test(test_hmx_unit), cmocka_unit_test(test_hvx_nesting),
         cmocka_unit_test(test_futex),    cmocka_unit_test(test_threads),  cmocka_unit_test(test_clock),
     };
-    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -504,5 +504,5 @@ int main(void) {
         cmocka_unit_test(test_session_multi),       cmocka_unit_test(test_session_open_errors),
         cmocka_unit_test(test_session_call_errors), cmocka_unit_test(test_htp_lib_path),
     };
-    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }
