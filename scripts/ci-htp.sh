@@ -51,11 +51,11 @@ wait
 status=0
 for i in "${!settings[@]}"; do
     read -r rc secs <"$work/rc-$i"
-    ok=$(grep -c '): OK$' "$work/out-$i" || true)
+    ok=$(grep -cE '\): OK( |$)' "$work/out-$i" || true)
     if [ "$rc" -eq 0 ]; then
         echo "${settings[$i]}: $ok cases OK ($secs s)"
     else
-        grep -v ': OK$' "$work/out-$i" | tail -n 20
+        grep -vE '\): OK( |$)' "$work/out-$i" | tail -n 20
         echo "${settings[$i]}: FAILED, exit status $rc ($ok cases OK, $secs s)" >&2
         status=1
     fi

@@ -4,9 +4,10 @@
  *   vnpu-test-ops [test|perf] [-o OP] [-b DEV] [-q] [-l] [-t N] [--trace FILE]
  *
  * Runs the cases of test-ops-cases.c on the device under test and on the CPU and prints one line per case,
- * "  ADD(type=f32,ne=[5,7,11,13],src1=[5,7,11,13]): OK", or FAIL with the reason; exits 0 only when every
- * selected case passed. perf mode also times the device on each case. The environment of the HTP devices
- * applies (VNPU_NHVX workers, VNPU_DMA_STRICT=1, VNPU_ARCH, ...).
+ * "  ADD(type=f32,ne=[5,7,11,13],src1=[5,7,11,13]): OK  NMSE 0 <= 1e-07" (the case's NMSE and its bound), or FAIL
+ * with the reason; exits 0 only when every selected case passed. perf mode also times the device on each case (in
+ * place of the NMSE). The environment of the HTP devices applies (VNPU_NHVX workers, VNPU_DMA_STRICT=1, VNPU_ARCH,
+ * ...).
  */
 #include "cpu-backend.h"
 #include "htp-host.h"

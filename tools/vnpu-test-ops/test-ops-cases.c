@@ -518,70 +518,124 @@ const struct ops_kind *ops_kind_find(const char *name) {
     {"SET_ROWS", {128, 300, 1, 1}, {300, 1, 1, 1}, .type1 = T1, .nmse_max = 0,                                      \
      .rows = {.ne2 = {128, 1000, 1, 1}, .type2 = T2}}
 
-/* MUL_MAT: test-backend-ops' threshold. A weight type T, src0 a model weight (W: in the device's weight buffer,
- * tiled where the device tiles it) or plain memory: K = B, 2B, 4B, 8B x k for the type's block B (32; Q2_0 64, Q1_0
- * 128, the K-quants 256); N (the weight's rows) a multiple of 32 or not; M = 1, 2, 3, 31, 32, 33, 128, 512
- * activation columns; activations broadcast over a 2-D weight in dims 2 and 3, permuted activations, a 3-D weight
- * broadcast over grouped columns, and K deep enough that a tile row holds many steps. */
-#define NMSE_MM 5e-4
-#define MM_ROWS_K(T, W, B)                                                                                            \
-    {"MUL_MAT", {B, 32, 1, 1},        {B, 1, 1, 1},        .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true}, \
-    {"MUL_MAT", {2 * B, 33, 1, 1},    {2 * B, 2, 1, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true}, \
-    {"MUL_MAT", {4 * B, 67, 1, 1},    {4 * B, 3, 1, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM},              \
-    {"MUL_MAT", {8 * B, 96, 1, 1},    {8 * B, 31, 1, 1},   .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true}, \
-    {"MUL_MAT", {16 * B, 100, 1, 1},  {16 * B, 32, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},              \
-    {"MUL_MAT", {24 * B, 130, 1, 1},  {24 * B, 33, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},              \
-    {"MUL_MAT", {8 * B, 64, 1, 1},    {8 * B, 128, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},              \
-    {"MUL_MAT", {32 * B, 70, 1, 1},   {32 * B, 512, 1, 1}, .type = T, .weight = W, .nmse_max = NMSE_MM},              \
-    {"MUL_MAT", {128 * B, 40, 1, 1},  {128 * B, 5, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE_MM},              \
-    {"MUL_MAT", {2 * B, 45, 1, 1},    {2 * B, 5, 3, 2},    .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = true}, \
-    {"MUL_MAT", {4 * B, 40, 1, 1},    {4 * B, 7, 3, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM,               \
-     .mm.layout1 = OPS_LAYOUT_PERM},                                                                                  \
-    {"MUL_MAT", {2 * B, 40, 2, 1},    {2 * B, 3, 4, 1},    .type = T, .weight = W, .nmse_max = NMSE_MM}
-#define MM_ROWS(T, W) MM_ROWS_K(T, W, 32)
+/* MUL_MAT and MUL_MAT_ID bounds. Block types: test-backend-ops' threshold, NMSE_MM (their activations are quantized
+ * to 8 bits on the NPU, not on the CPU reference). F32 and F16 weights: what the arithmetic of the paths a case can
+ * take allows against the CPU reference (src/cpu/cpu-matmul.c: the weight in f32, an F16 one exactly, f32
+ * activations, each dot product in double rounded once to f32). The inputs are N(0, 1), weights and activations,
+ * so a dot product y of length K has E[y^2] = K.
+ *
+ * A rounding to nearest with p significant bits has a relative error d with E[d^2] = 2^(2 - 2p) / 12 * E[1/m^2] for
+ * the significand m in [1, 2) of the value rounded; E[1/m^2] = 3 / (8 ln 2) = 0.541 for significands spread as a
+ * normal sample's and its products' are (logarithmically), so E[d^2] is E32 = 6.4e-16 for f32 (p = 24) and
+ * E16 = 4.3e-8 for FP16 (p = 11). Each term's independent relative error adds its E[d^2] to the NMSE, and so does
+ * the rounding of a partial sum s of j terms (E[s^2] = j) times j / K.
+ *   HVX float path (hvx-mm-float.h, IEEE sf: from v73, every NPU library vnpu-test-ops loads). F32 weights: lane l
+ *   of a row's accumulator adds the products of elements l, l + 32, ... in order, n = ceil(K / 32) of them, each
+ *   product rounded and each addition after the first, then five levels of pairwise folds add the 32 lanes: the
+ *   products E32, the lanes' additions E32 ((n + 1) / 2 - 1 / n), the folds 5 E32, the reference's rounding E32:
+ *   NMSE = E32 (7.5 + n / 2 - 1 / n), 4.5e-15 at K = 32, 4.6e-14 at K = 4096 (measured 4.7e-15, 4.5e-14). F16
+ *   weights: the activations rounded to FP16 (act_cvt_f16_row), the hf x hf products exact in sf, sums in f32
+ *   (the E32 terms above, a millionth of it): E16 (measured 2.0e-8..5.8e-8).
+ *   HMX path (hmx-mm.c, hmx-mm-id.c): the activations, F32 weights and the output tiles rounded to FP16, exact
+ *   products summed in an f32 accumulator in k order (hmx.h's model: at most E32 K / 2 = 1.3e-12 at K = 4096):
+ *   2 E16 with F16 weights (measured 6.9e-8..1.2e-7), 3 E16 with F32 ones (1.1e-7..1.7e-7).
+ * A case HMX can take (K a multiple of 32: rule 2 of htp-prep-matmul-hmx.c and of htp-prep-matmul-id.c) gets HMX's
+ * bound, since VNPU_MM_PATH=hmx sends it there and auto does for a batch; the others run on HVX, with HVX's. Each
+ * bound is 3 times its expectation (a small case's NMSE, over few outputs, reached 1.4 times it), and below what a
+ * scale off by 1e-3 (NMSE 1e-6) or one product term wrong in every dot product (about 1 / K: 2.4e-4 at K = 4096)
+ * gives: with either put into both paths' kernels, every F32 and F16 case failed (the smallest NMSE 8.1e-7). */
+#define NMSE_MM         5e-4
+#define MM_E32          6.4e-16
+#define MM_E16          4.3e-8
+#define MM_HMX_TAKES(K) ((K) % 32 == 0)
+#define NMSE_MM_QUANT(K) NMSE_MM
+#define MM_N(K)         (((K) + 31) / 32) /* n above */
+#define NMSE_MM_F32(K)  (MM_HMX_TAKES(K) ? 3 * 3 * MM_E16 : 3 * MM_E32 * (7.5 + MM_N(K) / 2.0 - 1.0 / MM_N(K)))
+#define NMSE_MM_F16(K)  (MM_HMX_TAKES(K) ? 3 * 2 * MM_E16 : 3 * MM_E16)
 
-/* MUL_MAT_ID: test-backend-ops' threshold. Weight type T of block B, experts' weights a model weight (W) or plain
- * memory: 4 and 8 experts (expert 1 never used, others repeated), 1 to 4 used per token, each slot with its own
- * activation row or one row per token broadcast over its slots (ne11 = 1, llama.cpp's gate and up), n_tokens 1, 2,
- * 3, 31, 32, 33, 128, 512, M not a multiple of 32, K = B, 2B, 4B, 8B. */
-#define MMID(T, W, K, M, NE, NE11, NT, NU, Q)                                                                             {"MUL_MAT_ID", {K, M, NE, 1}, {K, NE11, NT, 1}, .type = T, .weight = W, .nmse_max = NMSE_MM, .quick = Q,               .mm = {.n_used = NU}}
-#define MMID_ROWS_K(T, W, B)                                                                                              MMID(T, W, B, 32, 4, 1, 1, 1, W),                                                                                     MMID(T, W, 2 * B, 33, 8, 2, 2, 2, W),                                                                                 MMID(T, W, 4 * B, 67, 4, 1, 3, 4, false),                                                                             MMID(T, W, 8 * B, 96, 8, 2, 31, 2, false),                                                                            MMID(T, W, B, 40, 8, 1, 32, 4, false),                                                                                MMID(T, W, 2 * B, 100, 4, 3, 33, 3, false),                                                                           MMID(T, W, 4 * B, 64, 8, 1, 128, 2, false),                                                                           MMID(T, W, 2 * B, 70, 8, 4, 512, 4, false)
-#define MMID_ROWS(T, B) MMID_ROWS_K(T, false, B), MMID_ROWS_K(T, true, B)
+/* MUL_MAT: a weight type T with bound NMSE(K) (above), src0 a model weight (W: in the device's weight buffer, tiled
+ * where the device tiles it) or plain memory: K = B, 2B, 4B, 8B x k for the type's block B (32; Q2_0 64, Q1_0 128,
+ * the K-quants 256); N (the weight's rows) a multiple of 32 or not; M = 1, 2, 3, 31, 32, 33, 128, 512 activation
+ * columns; activations broadcast over a 2-D weight in dims 2 and 3, permuted activations, a 3-D weight broadcast over
+ * grouped columns, and K deep enough that a tile row holds many steps. */
+#define MM_ROWS_K(T, W, B, NMSE)                                                                                      \
+    {"MUL_MAT", {B, 32, 1, 1},       {B, 1, 1, 1},        .type = T, .weight = W, .nmse_max = NMSE(B),                \
+     .quick = true},                                                                                                  \
+    {"MUL_MAT", {2 * B, 33, 1, 1},   {2 * B, 2, 1, 1},    .type = T, .weight = W, .nmse_max = NMSE(2 * B),            \
+     .quick = true},                                                                                                  \
+    {"MUL_MAT", {4 * B, 67, 1, 1},   {4 * B, 3, 1, 1},    .type = T, .weight = W, .nmse_max = NMSE(4 * B)},           \
+    {"MUL_MAT", {8 * B, 96, 1, 1},   {8 * B, 31, 1, 1},   .type = T, .weight = W, .nmse_max = NMSE(8 * B),            \
+     .quick = true},                                                                                                  \
+    {"MUL_MAT", {16 * B, 100, 1, 1}, {16 * B, 32, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE(16 * B)},          \
+    {"MUL_MAT", {24 * B, 130, 1, 1}, {24 * B, 33, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE(24 * B)},          \
+    {"MUL_MAT", {8 * B, 64, 1, 1},   {8 * B, 128, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE(8 * B)},           \
+    {"MUL_MAT", {32 * B, 70, 1, 1},  {32 * B, 512, 1, 1}, .type = T, .weight = W, .nmse_max = NMSE(32 * B)},          \
+    {"MUL_MAT", {128 * B, 40, 1, 1}, {128 * B, 5, 1, 1},  .type = T, .weight = W, .nmse_max = NMSE(128 * B)},         \
+    {"MUL_MAT", {2 * B, 45, 1, 1},   {2 * B, 5, 3, 2},    .type = T, .weight = W, .nmse_max = NMSE(2 * B),            \
+     .quick = true},                                                                                                  \
+    {"MUL_MAT", {4 * B, 40, 1, 1},   {4 * B, 7, 3, 1},    .type = T, .weight = W, .nmse_max = NMSE(4 * B),            \
+     .mm.layout1 = OPS_LAYOUT_PERM},                                                                                  \
+    {"MUL_MAT", {2 * B, 40, 2, 1},   {2 * B, 3, 4, 1},    .type = T, .weight = W, .nmse_max = NMSE(2 * B)}
+#define MM_ROWS(T, W, NMSE) MM_ROWS_K(T, W, 32, NMSE)
+
+/* MUL_MAT_ID: weight type T of block B with bound NMSE(K), experts' weights a model weight (W) or plain memory: 4
+ * and 8 experts (expert 1 never used, others repeated), 1 to 4 used per token, each slot with its own activation row
+ * or one row per token broadcast over its slots (ne11 = 1, llama.cpp's gate and up), n_tokens 1, 2, 3, 31, 32, 33,
+ * 128, 512, M not a multiple of 32, K = B, 2B, 4B, 8B. */
+#define MMID(T, W, K, M, NE, NE11, NT, NU, Q, NMSE)                                                                   \
+    {"MUL_MAT_ID", {K, M, NE, 1}, {K, NE11, NT, 1}, .type = T, .weight = W, .nmse_max = NMSE(K), .quick = Q,          \
+     .mm = {.n_used = NU}}
+#define MMID_ROWS_K(T, W, B, NMSE)                                                                                    \
+    MMID(T, W, B, 32, 4, 1, 1, 1, W, NMSE),                                                                           \
+    MMID(T, W, 2 * B, 33, 8, 2, 2, 2, W, NMSE),                                                                       \
+    MMID(T, W, 4 * B, 67, 4, 1, 3, 4, false, NMSE),                                                                   \
+    MMID(T, W, 8 * B, 96, 8, 2, 31, 2, false, NMSE),                                                                  \
+    MMID(T, W, B, 40, 8, 1, 32, 4, false, NMSE),                                                                      \
+    MMID(T, W, 2 * B, 100, 4, 3, 33, 3, false, NMSE),                                                                 \
+    MMID(T, W, 4 * B, 64, 8, 1, 128, 2, false, NMSE),                                                                 \
+    MMID(T, W, 2 * B, 70, 8, 4, 512, 4, false, NMSE)
+#define MMID_ROWS(T, B) MMID_ROWS_K(T, false, B, NMSE_MM_QUANT), MMID_ROWS_K(T, true, B, NMSE_MM_QUANT)
+/* F32 and F16 weights: the rows above, and K that HMX cannot take (HVX's bound: stories260K's 172, 100). */
+#define MMID_FLOAT_ROWS(T, NMSE)                                                                                      \
+    MMID_ROWS_K(T, false, 32, NMSE),                                                                                  \
+    MMID_ROWS_K(T, true, 32, NMSE),                                                                                   \
+    MMID(T, true, 172, 40, 4, 1, 5, 2, true, NMSE),                                                                   \
+    MMID(T, false, 100, 33, 8, 2, 33, 2, false, NMSE)
 
 /* A Mixtral-like layer scaled to the test's memory (K 4096, 8 experts, 2 used): decode, a 64-token batch and a
  * 512-token prefill (16 and 128 routed rows per expert on average: below and at the HMX path's rule). */
 #define MMID_PERF_ROWS(T)                                                                                             \
-    MMID(T, true, 4096, 2048, 8, 1, 1, 2, false),                                                                     \
-    MMID(T, true, 4096, 2048, 8, 1, 64, 2, false),                                                                    \
-    MMID(T, true, 4096, 2048, 8, 1, 512, 2, false)
+    MMID(T, true, 4096, 2048, 8, 1, 1, 2, false, NMSE_MM_QUANT),                                                      \
+    MMID(T, true, 4096, 2048, 8, 1, 64, 2, false, NMSE_MM_QUANT),                                                     \
+    MMID(T, true, 4096, 2048, 8, 1, 512, 2, false, NMSE_MM_QUANT)
 
 /* A type with NPU kernels but no F32/F16 rows: flat and tiled, a weight row of a padded view, the 2048 x 2048
  * decode product of the benchmark. */
 #define MM_QUANT_ROWS(T, B)                                                                                           \
-    MM_ROWS_K(T, false, B),                                                                                           \
-    MM_ROWS_K(T, true, B),                                                                                            \
+    MM_ROWS_K(T, false, B, NMSE_MM_QUANT),                                                                            \
+    MM_ROWS_K(T, true, B, NMSE_MM_QUANT),                                                                             \
     {"MUL_MAT", {2 * B, 40, 1, 1}, {2 * B, 3, 1, 1}, .type = T, .layout = OPS_LAYOUT_VIEW, .nmse_max = NMSE_MM},      \
     {"MUL_MAT", {2048, 2048, 1, 1}, {2048, 1, 1, 1}, .type = T, .weight = true, .nmse_max = NMSE_MM}
 
 /* The shapes of the benchmark (bench/RESULTS.md): a 2048 x 2048 weight against one column and a batch of 512. */
-#define MM_PERF_ROWS(T)                                                                                               \
-    {"MUL_MAT", {2048, 2048, 1, 1}, {2048, 1, 1, 1},   .type = T, .weight = true, .nmse_max = NMSE_MM},               \
-    {"MUL_MAT", {2048, 2048, 1, 1}, {2048, 512, 1, 1}, .type = T, .weight = true, .nmse_max = NMSE_MM}
+#define MM_PERF_ROWS(T, NMSE)                                                                                         \
+    {"MUL_MAT", {2048, 2048, 1, 1}, {2048, 1, 1, 1},   .type = T, .weight = true, .nmse_max = NMSE(2048)},            \
+    {"MUL_MAT", {2048, 2048, 1, 1}, {2048, 512, 1, 1}, .type = T, .weight = true, .nmse_max = NMSE(2048)}
 
 /* F32 and F16 weights only: any K (stories260K's ffn_down has 172), weight rows of a view (padded, unaligned) or of
  * a permuted tensor (the KV cache's K), the attention products without flash attention (K x Q with grouped heads,
  * V^T x KQ), broadcast in dims 2 and 3 of a 4-D weight. */
-#define MM_FLOAT_ROWS(T)                                                                                              \
-    {"MUL_MAT", {172, 64, 1, 1}, {172, 5, 1, 1}, .type = T, .weight = true, .nmse_max = NMSE_MM, .quick = true},      \
-    {"MUL_MAT", {64, 172, 1, 1}, {64, 1, 1, 1},  .type = T, .weight = true, .nmse_max = NMSE_MM},                     \
-    {"MUL_MAT", {100, 37, 1, 1}, {100, 3, 1, 1}, .type = T, .layout = OPS_LAYOUT_VIEW, .nmse_max = NMSE_MM,           \
+#define MM_FLOAT_ROWS(T, NMSE)                                                                                        \
+    {"MUL_MAT", {172, 64, 1, 1}, {172, 5, 1, 1}, .type = T, .weight = true, .nmse_max = NMSE(172), .quick = true},    \
+    {"MUL_MAT", {64, 172, 1, 1}, {64, 1, 1, 1},  .type = T, .weight = true, .nmse_max = NMSE(64)},                    \
+    {"MUL_MAT", {100, 37, 1, 1}, {100, 3, 1, 1}, .type = T, .layout = OPS_LAYOUT_VIEW, .nmse_max = NMSE(100),         \
      .quick = true},                                                                                                  \
-    {"MUL_MAT", {8, 6, 4, 1},    {8, 1, 8, 1},   .type = T, .layout = OPS_LAYOUT_PERM, .nmse_max = NMSE_MM,           \
+    {"MUL_MAT", {8, 6, 4, 1},    {8, 1, 8, 1},   .type = T, .layout = OPS_LAYOUT_PERM, .nmse_max = NMSE(8),           \
      .quick = true, .mm.layout1 = OPS_LAYOUT_PERM},                                                                   \
-    {"MUL_MAT", {64, 40, 4, 1},  {64, 9, 8, 1},  .type = T, .layout = OPS_LAYOUT_PERM, .nmse_max = NMSE_MM,           \
+    {"MUL_MAT", {64, 40, 4, 1},  {64, 9, 8, 1},  .type = T, .layout = OPS_LAYOUT_PERM, .nmse_max = NMSE(64),          \
      .mm.layout1 = OPS_LAYOUT_PERM},                                                                                  \
-    {"MUL_MAT", {6, 8, 4, 1},    {6, 5, 8, 1},   .type = T, .nmse_max = NMSE_MM},                                     \
-    {"MUL_MAT", {64, 40, 2, 3},  {64, 7, 4, 6},  .type = T, .nmse_max = NMSE_MM}
+    {"MUL_MAT", {6, 8, 4, 1},    {6, 5, 8, 1},   .type = T, .nmse_max = NMSE(6)},                                     \
+    {"MUL_MAT", {64, 40, 2, 3},  {64, 7, 4, 6},  .type = T, .nmse_max = NMSE(64)}
 
 /* ROPE: NORMAL and NEOX, every row rotated or only its first n_dims (a partial vector: n_dims 40, 10), odd and
  * single rows, freq factors, YaRN, positions up to 10^5 (angles of 10^5 rad), views, permuted rows, in place,
@@ -772,19 +826,19 @@ const struct ops_case ops_cases[] = {
     GET_ROWS_QUANT(VNPU_TYPE_Q4_K, NMSE_KQ_TILED),
     GET_ROWS_QUANT(VNPU_TYPE_Q5_K, NMSE_KQ_TILED),
     GET_ROWS_QUANT(VNPU_TYPE_Q6_K, NMSE_KQ_TILED),
-    MM_ROWS(VNPU_TYPE_F32, true),
-    MM_FLOAT_ROWS(VNPU_TYPE_F32),
-    MM_ROWS(VNPU_TYPE_F16, true),
-    MM_FLOAT_ROWS(VNPU_TYPE_F16),
-    MM_PERF_ROWS(VNPU_TYPE_F16),
-    MM_ROWS(VNPU_TYPE_Q4_0, false),
-    MM_ROWS(VNPU_TYPE_Q4_0, true),
+    MM_ROWS(VNPU_TYPE_F32, true, NMSE_MM_F32),
+    MM_FLOAT_ROWS(VNPU_TYPE_F32, NMSE_MM_F32),
+    MM_ROWS(VNPU_TYPE_F16, true, NMSE_MM_F16),
+    MM_FLOAT_ROWS(VNPU_TYPE_F16, NMSE_MM_F16),
+    MM_PERF_ROWS(VNPU_TYPE_F16, NMSE_MM_F16),
+    MM_ROWS(VNPU_TYPE_Q4_0, false, NMSE_MM_QUANT),
+    MM_ROWS(VNPU_TYPE_Q4_0, true, NMSE_MM_QUANT),
     {"MUL_MAT", {64, 40, 1, 1}, {64, 3, 1, 1}, .type = VNPU_TYPE_Q4_0, .layout = OPS_LAYOUT_VIEW, .nmse_max = NMSE_MM},
-    MM_PERF_ROWS(VNPU_TYPE_Q4_0),
-    MM_ROWS(VNPU_TYPE_Q8_0, false),
-    MM_ROWS(VNPU_TYPE_Q8_0, true),
+    MM_PERF_ROWS(VNPU_TYPE_Q4_0, NMSE_MM_QUANT),
+    MM_ROWS(VNPU_TYPE_Q8_0, false, NMSE_MM_QUANT),
+    MM_ROWS(VNPU_TYPE_Q8_0, true, NMSE_MM_QUANT),
     {"MUL_MAT", {64, 40, 1, 1}, {64, 3, 1, 1}, .type = VNPU_TYPE_Q8_0, .layout = OPS_LAYOUT_VIEW, .nmse_max = NMSE_MM},
-    MM_PERF_ROWS(VNPU_TYPE_Q8_0),
+    MM_PERF_ROWS(VNPU_TYPE_Q8_0, NMSE_MM_QUANT),
     MM_QUANT_ROWS(VNPU_TYPE_Q4_1, 32),
     MM_QUANT_ROWS(VNPU_TYPE_IQ4_NL, 32),
     MM_QUANT_ROWS(VNPU_TYPE_MXFP4, 32),
@@ -795,8 +849,8 @@ const struct ops_case ops_cases[] = {
     MM_QUANT_ROWS(VNPU_TYPE_Q4_K, 256),
     MM_QUANT_ROWS(VNPU_TYPE_Q5_K, 256),
     MM_QUANT_ROWS(VNPU_TYPE_Q6_K, 256),
-    MMID_ROWS(VNPU_TYPE_F32, 32),
-    MMID_ROWS(VNPU_TYPE_F16, 32),
+    MMID_FLOAT_ROWS(VNPU_TYPE_F32, NMSE_MM_F32),
+    MMID_FLOAT_ROWS(VNPU_TYPE_F16, NMSE_MM_F16),
     MMID_ROWS(VNPU_TYPE_Q4_0, 32),
     MMID_ROWS(VNPU_TYPE_Q8_0, 32),
     MMID_ROWS(VNPU_TYPE_Q4_1, 32),
