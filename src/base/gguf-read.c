@@ -348,6 +348,42 @@ static enum vnpu_status parse_array(struct gguf_parser *p, struct gguf_kv *kv) {
     return VNPU_STATUS_OK;
 }
 
+bool gguf_key_check(const char *key, uint64_t len, char *why, size_t size) {
+    if (len == 0) {
+        snprintf(why, size, "empty key: a key is segments of a-z, 0-9 and '_' separated by '.' (gguf.md)");
+        return false;
+    }
+    if (len > GGUF_MAX_KEY) {
+        snprintf(why, size, "key of %" PRIu64 " bytes, the limit is %d (gguf.md)", len, GGUF_MAX_KEY);
+        return false;
+    }
+    for (uint64_t j = 0; j < len; j++) {
+        const unsigned char c = (unsigned char) key[j];
+        if (c == '.') {
+            if (j == 0 || j + 1 == len || key[j + 1] == '.') {
+                snprintf(why, size, "key byte %" PRIu64 ": a '.' %s leaves a segment empty (gguf.md)", j,
+                         j == 0         ? "first"
+                         : j + 1 == len ? "last"
+                                        : "twice in a row");
+                return false;
+            }
+        } else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) {
+            char shown[8];
+            if (c >= 0x20 && c < 0x7f) {
+                snprintf(shown, sizeof(shown), "'%c'", c);
+            } else {
+                snprintf(shown, sizeof(shown), "0x%02x", c);
+            }
+            snprintf(why, size,
+                     "key byte %" PRIu64 " is %s: a key's segments are lower_snake_case ASCII, a-z, 0-9 and '_' "
+                     "(gguf.md; and '-', as in llama.cpp's architecture names)",
+                     j, shown);
+            return false;
+        }
+    }
+    return true;
+}
+
 static enum vnpu_status parse_kv(struct gguf_parser *p, int64_t i) {
     struct gguf_file *f = p->f;
     struct gguf_kv *kv = &f->kv[i];
@@ -357,6 +393,11 @@ static enum vnpu_status parse_kv(struct gguf_parser *p, int64_t i) {
         return VNPU_STATUS_BAD_FILE;
     }
     parser_where(p, "kv", i, kv->key.data, kv->key.len);
+    char why[192];
+    if (!gguf_key_check(kv->key.data, kv->key.len, why, sizeof(why))) {
+        vnpu_log_error("%s: %s: %s", f->path, p->where, why);
+        return VNPU_STATUS_BAD_FILE;
+    }
     const int64_t first = name_index_insert(&f->kv_index, kv->key.data, kv->key.len, i);
     if (first >= 0) {
         vnpu_log_error("%s: %s: duplicate key (first at kv %" PRId64 ")", f->path, p->where, first);

@@ -23,7 +23,7 @@
 #endif
 
 struct gguf_writer_kv {
-    char *key; /* key bytes (key_len, may hold NUL when copied from a file), NUL-terminated */
+    char *key; /* key bytes (key_len of them, gguf_key_check's), NUL-terminated */
     uint64_t key_len;
     uint8_t *value; /* encoded value: u32 type, [u32 element type, u64 count,] payload */
     size_t size;
@@ -133,8 +133,18 @@ static bool alignment_check(struct gguf_writer *w, struct gguf_str key, const ui
     return true;
 }
 
-/* Store an encoded value under key (taking value), replacing an earlier one in its position. */
+/* Store an encoded value under key (taking value), replacing an earlier one in its position. A key the reader would
+ * refuse (gguf_key_check) fails the writer. */
 static void writer_put_kv(struct gguf_writer *w, struct gguf_str key, uint8_t *value, size_t size) {
+    char why[192];
+    if (!gguf_key_check(key.data, key.len, why, sizeof(why))) {
+        char shown[52];
+        snprintf(shown, sizeof(shown), "%.*s", (int) (key.len < 48 ? key.len : 48), key.data);
+        vnpu_log_error("gguf writer: key '%s': %s", shown, why);
+        writer_fail(w, VNPU_STATUS_BAD_ARG);
+        free(value);
+        return;
+    }
     if (!alignment_check(w, key, value)) {
         free(value);
         return;

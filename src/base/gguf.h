@@ -71,7 +71,8 @@ struct gguf_file;
 /* Open, map read-only and validate path. Rejected (VNPU_STATUS_BAD_FILE, one message): bad magic, version
  * not 2 or 3, n_kv or n_tensors that cannot fit in the remaining bytes, a string or array length past the
  * end, an unknown value type, nested arrays (an array whose elements are arrays: llama.cpp's reader
- * rejects them too), a bool byte other than 0 or 1 (gguf.md), duplicate keys, general.alignment not a
+ * rejects them too), a bool byte other than 0 or 1 (gguf.md), a key gguf_key_check refuses, duplicate keys,
+ * general.alignment not a
  * u32 power of two, n_dims 0 or > 4, a dimension <= 0, element counts that overflow int64, byte sizes
  * that overflow, unknown or removed tensor types, ne[0] not a multiple of the type's block size, tensor
  * names empty, too long (>= GGUF_MAX_NAME), holding a NUL byte or duplicated, a data section (when there
@@ -94,6 +95,17 @@ size_t gguf_data_offset(const struct gguf_file *f); /* file offset of the data s
 size_t gguf_file_size(const struct gguf_file *f);
 
 /* ---- key/value pairs, in file order ---- */
+
+#define GGUF_MAX_KEY 65535 /* bytes of a key at most (gguf.md: 2^16-1) */
+
+/* Whether the len bytes at key are a GGUF key. gguf.md (gguf_metadata_kv_t) says a key "must be a valid ASCII
+ * string", "a hierarchical key, where each segment is `lower_snake_case` and separated by a `.`", and "at most
+ * 2^16-1/65535 bytes long": so 1..GGUF_MAX_KEY bytes of a-z, 0-9, '_' and '.', no segment empty (a '.' first, last
+ * or twice in a row). Also '-', which llama.cpp's own files break the rule with: its architecture names
+ * (command-r, gpt-oss, nomic-bert-moe, ...) head their keys ("command-r.block_count" in its
+ * models/ggml-vocab-command-r.gguf); its reader checks no more than that a key is non-empty and unique. Digits may
+ * start a segment (gguf-py's general.base_model.0.name). False: why (size bytes) says which rule, and where. */
+bool gguf_key_check(const char *key, uint64_t len, char *why, size_t size);
 
 int64_t gguf_n_kv(const struct gguf_file *f);
 int64_t gguf_find_key(const struct gguf_file *f, const char *key); /* index, or -1 */
@@ -141,7 +153,8 @@ struct gguf_writer *gguf_writer_new(void);
 void gguf_writer_free(struct gguf_writer *w);
 
 /* Set a key (replacing an earlier value of the same key, keeping its position). Strings and array
- * contents are copied. */
+ * contents are copied. A key gguf_key_check refuses is logged and fails the writer (gguf_writer_write returns
+ * VNPU_STATUS_BAD_ARG). */
 void gguf_writer_set_u8(struct gguf_writer *w, const char *key, uint8_t v);
 void gguf_writer_set_i8(struct gguf_writer *w, const char *key, int8_t v);
 void gguf_writer_set_u16(struct gguf_writer *w, const char *key, uint16_t v);
@@ -170,8 +183,8 @@ void gguf_writer_add_tensor(struct gguf_writer *w, const char *name, enum vnpu_t
  * failure never leaves a half-written file (VNPU_STATUS_IO with a message; VNPU_STATUS_BAD_ARG when path
  * exists and is not a regular file). Tensor data is laid
  * out in the order of the add calls, each padded to the alignment, as llama.cpp's gguf_write does.
- * A set/add call that failed earlier (logged then: VNPU_STATUS_BAD_ARG for an empty, too long or
- * duplicate tensor name, bad dims, a type or ne[0] the type cannot hold, general.alignment not a u32
+ * A set/add call that failed earlier (logged then: VNPU_STATUS_BAD_ARG for a key gguf_key_check refuses, an
+ * empty, too long or duplicate tensor name, bad dims, a type or ne[0] the type cannot hold, general.alignment not a u32
  * power of two; VNPU_STATUS_NO_MEMORY) makes this return that status without writing anything. */
 enum vnpu_status gguf_writer_write(struct gguf_writer *w, const char *path);
 

@@ -87,26 +87,48 @@ const char *test_model_path(const char *rel) {
     return path;
 }
 
-const char *test_oracle_bin(void) {
-    static char bin[4096];
-    static int state; /* 0 unknown, 1 ok, -1 unavailable */
-    if (state == 0) {
+/* A directory a ../shared/oracle script prints on the first line of its stdout, found once: cmd is the script and its
+ * arguments, probe a file the directory must hold; what and how say what is missing otherwise. */
+struct oracle_dir {
+    const char *cmd, *probe, *what, *how;
+    int state; /* 0 unknown, 1 ok, -1 unavailable */
+    char dir[4096];
+};
+
+static const char *oracle_dir_get(struct oracle_dir *d) {
+    if (d->state == 0) {
         char *out = NULL;
-        int rc = test_run(&out, NULL, "%s/../shared/oracle/setup.sh --bindir 2>/dev/null", VNPU_SOURCE_DIR);
-        state = -1;
+        const int rc = test_run(&out, NULL, "%s/../shared/oracle/%s 2>/dev/null", VNPU_SOURCE_DIR, d->cmd);
+        d->state = -1;
         if (rc == 0 && out) {
             out[strcspn(out, "\n")] = '\0';
-            snprintf(bin, sizeof(bin), "%s", out);
-            char probe[4200];
-            snprintf(probe, sizeof(probe), "%s/llama_ref", bin);
-            state = file_exists(probe) ? 1 : -1;
+            snprintf(d->dir, sizeof(d->dir), "%s", out);
+            char path[4200];
+            snprintf(path, sizeof(path), "%s/%s", d->dir, d->probe);
+            d->state = file_exists(path) ? 1 : -1;
         }
         free(out);
     }
-    if (state < 0) {
-        missing("the llama.cpp oracle", "../shared/oracle/setup.sh must run (needs npm and the npm registry)");
+    if (d->state < 0) {
+        missing(d->what, d->how);
     }
-    return bin;
+    return d->dir;
+}
+
+const char *test_oracle_bin(void) {
+    static struct oracle_dir d = {.cmd = "setup.sh --bindir",
+                                  .probe = "llama_ref",
+                                  .what = "the llama.cpp oracle",
+                                  .how = "../shared/oracle/setup.sh must run (needs npm and the npm registry)"};
+    return oracle_dir_get(&d);
+}
+
+const char *test_upstream_srcdir(void) {
+    static struct oracle_dir d = {.cmd = "upstream.sh --srcdir",
+                                  .probe = "ggml/src/gguf.cpp",
+                                  .what = "llama.cpp's source",
+                                  .how = "../shared/oracle/upstream.sh must run (needs npm and the npm registry)"};
+    return oracle_dir_get(&d);
 }
 
 const char *test_tools_dir(void) {

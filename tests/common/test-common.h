@@ -34,6 +34,10 @@ const char *test_model_path(const char *rel);
  * under CI, else skip. */
 const char *test_oracle_bin(void);
 
+/* llama.cpp's source of the oracle's release (models/ggml-vocab-*.gguf, ggml/src/gguf.cpp, ...), cloned on first use
+ * by ../shared/oracle/upstream.sh into ORACLE_HOME. Unavailable: fail under CI, else skip. */
+const char *test_upstream_srcdir(void);
+
 /* Directory holding vnpu's own tools in the build tree (VNPU_TOOLS_DIR, set by CMake). */
 const char *test_tools_dir(void);
 

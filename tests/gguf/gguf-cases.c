@@ -87,6 +87,27 @@ static void arr_nested(struct gb_bytes *b, const struct gb_layout *l) {
 static void key_duplicate(struct gb_file *f) {
     f->kv[KV_FLAG].key = "test.count";
 }
+static void key_empty(struct gb_file *f) {
+    f->kv[KV_FLAG].key = "";
+}
+static void key_upper(struct gb_file *f) {
+    f->kv[KV_FLAG].key = "test.Flag";
+}
+static void key_non_ascii(struct gb_file *f) {
+    f->kv[KV_FLAG].key = "test.fl\xc3\xa4g";
+}
+static void key_space(struct gb_file *f) {
+    f->kv[KV_FLAG].key = "test.the flag";
+}
+static void key_dot_first(struct gb_file *f) {
+    f->kv[KV_FLAG].key = ".test.flag";
+}
+static void key_dot_last(struct gb_file *f) {
+    f->kv[KV_FLAG].key = "test.flag.";
+}
+static void key_dot_twice(struct gb_file *f) {
+    f->kv[KV_FLAG].key = "test..flag";
+}
 static void bool_2(struct gb_bytes *b, const struct gb_layout *l) {
     gb_patch_u8(b, l->kv_value[KV_FLAG], 2);
 }
@@ -269,6 +290,18 @@ static const struct gguf_case malformed[] = {
      "kv 5 'test.values': unknown array element type 65535"},
     {"array-nested", "an array of arrays", NULL, arr_nested, "kv 5 'test.values': nested arrays are not supported"},
     {"key-duplicate", "a key twice", key_duplicate, NULL, "kv 3 'test.count': duplicate key (first at kv 2)"},
+    {"key-empty", "an empty key", key_empty, NULL, "kv 3 '': empty key"},
+    {"key-upper-case", "an upper-case letter in a key", key_upper, NULL,
+     "kv 3 'test.Flag': key byte 5 is 'F': a key's segments are lower_snake_case ASCII"},
+    {"key-non-ascii", "a UTF-8 letter in a key", key_non_ascii, NULL,
+     "kv 3 'test.fl??g': key byte 7 is 0xc3: a key's segments are lower_snake_case ASCII"},
+    {"key-space", "a space in a key", key_space, NULL, "kv 3 'test.the flag': key byte 8 is ' '"},
+    {"key-dot-first", "a key starting with '.'", key_dot_first, NULL,
+     "kv 3 '.test.flag': key byte 0: a '.' first leaves a segment empty"},
+    {"key-dot-last", "a key ending with '.'", key_dot_last, NULL,
+     "kv 3 'test.flag.': key byte 9: a '.' last leaves a segment empty"},
+    {"key-dot-twice", "'..' in a key", key_dot_twice, NULL,
+     "kv 3 'test..flag': key byte 4: a '.' twice in a row leaves a segment empty"},
     {"bool-2", "a bool value 2", NULL, bool_2, "kv 3 'test.flag': bool value[0] is 2, expected 0 or 1"},
     {"bool-array-7", "a bool array element 7", NULL, bool_arr_7, "kv 6 'test.flags': bool value[1] is 7"},
     {"alignment-48", "general.alignment not a power of two", alignment_48, NULL,
@@ -390,12 +423,22 @@ static void extra_keys(struct gb_file *f) {
 }
 static void empty_strings(struct gb_file *f) {
     static const char *const strs[] = {"", "", ""};
-    gb_add_kv(f, "", GGUF_TYPE_STRING)->str = "";
     gb_add_kv(f, "test.empty", GGUF_TYPE_STRING)->str = "";
     struct gb_kv *kv = gb_add_kv(f, "test.empties", GGUF_TYPE_ARRAY);
     kv->arr_type = GGUF_TYPE_STRING;
     kv->n = 3;
     kv->strs = strs;
+}
+/* The forms real files' keys take (gguf-py's general.base_model.0.name, llama.cpp's command-r.* and gpt-oss.*), at
+ * the edges of gguf_key_check, and values, which are free UTF-8. */
+static void key_forms(struct gb_file *f) {
+    static const char *const keys[] = {
+        "a",         "0",    "_", "-", "general.base_model.0.name", "command-r.block_count", "gpt-oss.expert_count",
+        "x_.-y._z9", "9.8.7"};
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        gb_add_kv(f, keys[i], GGUF_TYPE_STRING)->str = "Gr\xc3\xbc\xc3\x9f"
+                                                       "e, \xe4\xb8\x96\xe7\x95\x8c . Key..Value";
+    }
 }
 static void no_tensors(struct gb_file *f) {
     f->n_tensors = 0;
@@ -424,7 +467,8 @@ static const struct gguf_case valid[] = {
     {"ok-keys-reversed", "kvs in reverse order", keys_reversed, NULL, NULL},
     {"ok-tensors-any-order", "tensor data in another order than the infos, with a gap", tensors_any_order, NULL, NULL},
     {"ok-extra-keys", "unknown keys of every value type, arrays of each and empty arrays", extra_keys, NULL, NULL},
-    {"ok-empty-strings", "an empty key, empty string values and elements", empty_strings, NULL, NULL},
+    {"ok-empty-strings", "empty string values and elements", empty_strings, NULL, NULL},
+    {"ok-key-forms", "keys of one byte, of digits, with '_' and '-' anywhere, and UTF-8 values", key_forms, NULL, NULL},
     {"ok-no-tensors", "no tensors, the file ends right after the kvs", no_tensors, cut_after_kvs, NULL},
     {"ok-no-kvs", "no kvs", no_kvs, NULL, NULL},
     {"ok-dims-4", "4-dim tensors, with trailing 1s", dims_4, NULL, NULL},

@@ -8,6 +8,7 @@
 #include "gguf-cases.h"
 #include "gguf.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -365,12 +366,77 @@ static void test_shared_models_load(void **state) {
     }
 }
 
+/* A key of GGUF_MAX_KEY bytes loads; one byte more is rejected (gguf.md's 65535; the table's files stay small). */
+static void test_key_length_limit(void **state) {
+    (void) state;
+    static char key[GGUF_MAX_KEY + 2];
+    struct gb_file f;
+    struct gb_layout lay;
+    struct gb_bytes b = {0};
+    for (int extra = 0; extra <= 1; extra++) {
+        memset(key, 'k', GGUF_MAX_KEY + (size_t) extra);
+        key[GGUF_MAX_KEY + extra] = '\0';
+        gb_default(&f);
+        gb_add_kv(&f, key, GGUF_TYPE_UINT32)->bits = 5;
+        gb_serialize(&f, &b, &lay);
+        if (extra) {
+            expect_rejected(&b, "key-65536", "kv 7 'kkkkkkkk");
+            expect_rejected(&b, "key-65536", "': key of 65536 bytes, the limit is 65535");
+        } else {
+            struct gguf_file *g = NULL;
+            assert_int_equal(gguf_open_memory(b.data, b.size, "key-65535", &g), VNPU_STATUS_OK);
+            assert_int_equal(gguf_get_u32(g, gguf_find_key(g, key)), 5);
+            gguf_close(g);
+        }
+    }
+    gb_bytes_free(&b);
+}
+
+/* Every GGUF file llama.cpp ships (models/ggml-vocab-*.gguf of the oracle's release: vocabularies of 19 tokenizers,
+ * their keys as its converter writes them) loads, keys with '-' among them (command-r.*, nomic-bert-moe.*). */
+static void test_llama_cpp_vocab_files_load(void **state) {
+    (void) state;
+    char models[4200];
+    snprintf(models, sizeof(models), "%s/models", test_upstream_srcdir());
+    DIR *d = opendir(models);
+    assert_non_null(d);
+    int n_files = 0, n_hyphen = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        const size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "ggml-vocab-", 11) != 0 || len < 5 || strcmp(e->d_name + len - 5, ".gguf") != 0) {
+            continue;
+        }
+        char path[4500];
+        snprintf(path, sizeof(path), "%s/%s", models, e->d_name);
+        struct gguf_file *f = NULL;
+        if (gguf_open(path, &f) != VNPU_STATUS_OK) {
+            fail_msg("%s does not load (its message is above)", path);
+        }
+        for (int64_t i = 0; i < gguf_n_kv(f); i++) {
+            const struct gguf_str k = gguf_kv_key(f, i);
+            n_hyphen += memchr(k.data, '-', k.len) != NULL;
+        }
+        gguf_close(f);
+        n_files++;
+    }
+    closedir(d);
+    printf("  %d llama.cpp vocabulary files loaded, %d keys with '-'\n", n_files, n_hyphen);
+    assert_true(n_files >= 19);
+    assert_true(n_hyphen > 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_malformed_rejected),           cmocka_unit_test(test_malformed_rejected_from_disk),
-        cmocka_unit_test(test_open_missing_and_directory),   cmocka_unit_test(test_valid_unusual_load),
-        cmocka_unit_test(test_valid_unusual_load_from_disk), cmocka_unit_test(test_get_int),
-        cmocka_unit_test(test_every_cut_and_byte),           cmocka_unit_test(test_shared_models_load),
+        cmocka_unit_test(test_malformed_rejected),
+        cmocka_unit_test(test_malformed_rejected_from_disk),
+        cmocka_unit_test(test_open_missing_and_directory),
+        cmocka_unit_test(test_valid_unusual_load),
+        cmocka_unit_test(test_valid_unusual_load_from_disk),
+        cmocka_unit_test(test_get_int),
+        cmocka_unit_test(test_every_cut_and_byte),
+        cmocka_unit_test(test_shared_models_load),
+        cmocka_unit_test(test_key_length_limit),
+        cmocka_unit_test(test_llama_cpp_vocab_files_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -294,7 +294,8 @@ static void test_setters(void **state) {
     gguf_close(f);
 }
 
-/* A bad set/add call fails the writer: write returns its status and creates nothing. */
+/* A bad set/add call (a tensor, general.alignment, a key the reader would refuse) fails the writer: write returns its
+ * status and creates nothing. */
 static void test_bad_calls_write_nothing(void **state) {
     (void) state;
     static const uint8_t data[64 * 4];
@@ -304,17 +305,22 @@ static void test_bad_calls_write_nothing(void **state) {
         enum vnpu_type type;
         uint32_t n_dims;
         const int64_t *ne;
-        uint32_t alignment;
+        const char *key; /* name NULL: set this key to value */
+        uint32_t value;
     } bad[] = {
-        {"duplicate name", "t", "duplicate name", VNPU_TYPE_F32, 1, ne_ok, 0},
-        {"empty name", "", "name is 0 bytes", VNPU_TYPE_F32, 1, ne_ok, 0},
+        {"duplicate name", "t", "duplicate name", VNPU_TYPE_F32, 1, ne_ok, NULL, 0},
+        {"empty name", "", "name is 0 bytes", VNPU_TYPE_F32, 1, ne_ok, NULL, 0},
         {"long name", "a.name.that.is.sixty.four.bytes.long.which.is.one.too.many.xxxxx", "name is 64 bytes",
-         VNPU_TYPE_F32, 1, ne_ok, 0},
-        {"n_dims 5", "u", "5 dims", VNPU_TYPE_F32, 5, ne_ok, 0},
-        {"ne 0", "u", "ne[0] = 0", VNPU_TYPE_F32, 1, ne_zero, 0},
-        {"removed type", "u", "invalid type id 4", (enum vnpu_type) 4, 1, ne_ok, 0},
-        {"row not whole blocks", "u", "ne[0] = 48 is not whole q8_0 blocks", VNPU_TYPE_Q8_0, 1, ne_48, 0},
-        {"alignment 48", NULL, "general.alignment 48 is not a power of two", VNPU_TYPE_F32, 0, NULL, 48},
+         VNPU_TYPE_F32, 1, ne_ok, NULL, 0},
+        {"n_dims 5", "u", "5 dims", VNPU_TYPE_F32, 5, ne_ok, NULL, 0},
+        {"ne 0", "u", "ne[0] = 0", VNPU_TYPE_F32, 1, ne_zero, NULL, 0},
+        {"removed type", "u", "invalid type id 4", (enum vnpu_type) 4, 1, ne_ok, NULL, 0},
+        {"row not whole blocks", "u", "ne[0] = 48 is not whole q8_0 blocks", VNPU_TYPE_Q8_0, 1, ne_48, NULL, 0},
+        {"alignment 48", NULL, "general.alignment 48 is not a power of two", VNPU_TYPE_F32, 0, NULL,
+         "general.alignment", 48},
+        {"empty key", NULL, "key '': empty key", VNPU_TYPE_F32, 0, NULL, "", 1},
+        {"upper-case key", NULL, "key 'test.Flag': key byte 5 is 'F'", VNPU_TYPE_F32, 0, NULL, "test.Flag", 1},
+        {"key ending with '.'", NULL, "key 'test.': key byte 4: a '.' last", VNPU_TYPE_F32, 0, NULL, "test.", 1},
     };
     const char *path = tmp_path("never.gguf");
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -325,7 +331,7 @@ static void test_bad_calls_write_nothing(void **state) {
         if (bad[i].name) {
             gguf_writer_add_tensor(w, bad[i].name, bad[i].type, bad[i].n_dims, bad[i].ne, data);
         } else {
-            gguf_writer_set_u32(w, "general.alignment", bad[i].alignment);
+            gguf_writer_set_u32(w, bad[i].key, bad[i].value);
         }
         const enum vnpu_status st = gguf_writer_write(w, path);
         log_end();
