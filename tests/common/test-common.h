@@ -103,9 +103,17 @@ void test_llama_ref_logits(const char *bin, const char *model, const char *args,
 /* True when running under CI (CI=true). */
 int test_in_ci(void);
 
-/* For a tool a test needs (a cross compiler, an emulator): when !available, fail under CI, else skip,
- * saying what is missing and how to get it, as test_model_path and test_oracle_bin do. */
-void test_require(int available, const char *what, const char *how);
+/* A resource the running test needs is missing: fail the test under CI, else skip it, saying what is missing and how
+ * to get it (test_model_path and test_oracle_bin call it). Does not return, which the compiler knows. */
+__attribute__((noreturn)) void test_missing(const char *what, const char *how);
+
+/* For a tool a test needs (a cross compiler, an emulator): when !available, test_missing. Inline, so that the compiler
+ * sees that code after it runs only when available (a pointer checked here is not NULL below). */
+static inline void test_require(int available, const char *what, const char *how) {
+    if (!available) {
+        test_missing(what, how);
+    }
+}
 
 /* Skip the running case because it does not apply to its row (the oracle cannot convert that type, say),
  * saying why: cmocka reports it as skipped, and it is neither a missing resource (the program's exit status
