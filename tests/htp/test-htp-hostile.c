@@ -665,5 +665,5 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_descriptor_flipped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dma_queue_overflow, setup, teardown),
     };
-    return test_result(cmocka_run_group_tests(tests, NULL, NULL));
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }
