@@ -158,21 +158,27 @@ static inline bool hvx_fp16_wtile_get(uint32_t type, hvx_fp16_wtile_fn *fn) {
     return false;
 }
 
-/* x[m] (word j = row 2m + j / 16, column pair j % 16) -> the weight tile at dst: a 32 x 16 word transpose. Level l
- * deals the words of vectors v and v + 2^l, which differ in bit l of m: the word index's low bit becomes that
- * vector bit and the m bit becomes the word index's top bit, so after four levels vector i holds column pair i and
- * word n row n. */
-HVX_MM_INLINE void hvx_fp16_wtile_transpose(HVX_Vector x[HVX_FP16_TILE_VECS], uint8_t *dst) {
-    for (uint32_t l = 1; l < HVX_FP16_TILE_VECS; l <<= 1) {
-        for (uint32_t v = 0; v < HVX_FP16_TILE_VECS; v++) {
-            if (v & l) {
-                continue;
-            }
-            const HVX_VectorPair p = Q6_W_vdeal_VVR(x[v + l], x[v], -4);
-            x[v] = Q6_V_lo_W(p);
-            x[v + l] = Q6_V_hi_W(p);
-        }
+/* Level b of the transpose below: the words of vectors v and v + 2^b dealt, for each v with bit b clear. */
+HVX_MM_INLINE void hvx_fp16_wtile_deal(HVX_Vector x[HVX_FP16_TILE_VECS], uint32_t b) {
+    const uint32_t l = 1u << b;
+    for (uint32_t j = 0; j < HVX_FP16_TILE_VECS / 2; j++) {
+        const uint32_t v = (j >> b << (b + 1)) | (j & (l - 1)); /* the j-th index with bit b clear */
+        const HVX_VectorPair p = Q6_W_vdeal_VVR(x[v + l], x[v], -4);
+        x[v] = Q6_V_lo_W(p);
+        x[v + l] = Q6_V_hi_W(p);
     }
+}
+
+/* x[m] (word j = row 2m + j / 16, column pair j % 16) -> the weight tile at dst: a 32 x 16 word transpose. Level b
+ * deals the words of vectors v and v + 2^b, which differ in bit b of m: the word index's low bit becomes that vector
+ * bit and the m bit becomes the word index's top bit, so after four levels vector i holds column pair i and word n
+ * row n. The four levels are written out so that every index is a constant once inlined: x stays in the 32 vector
+ * registers (with a loop over the levels it lives on the stack, and every deal loads and stores it). */
+HVX_MM_INLINE void hvx_fp16_wtile_transpose(HVX_Vector x[HVX_FP16_TILE_VECS], uint8_t *dst) {
+    hvx_fp16_wtile_deal(x, 0);
+    hvx_fp16_wtile_deal(x, 1);
+    hvx_fp16_wtile_deal(x, 2);
+    hvx_fp16_wtile_deal(x, 3);
     for (uint32_t i = 0; i < HVX_FP16_TILE_VECS; i++) {
         hvx_vmem_st(dst + i * HEX_VLEN, x[i]);
     }
@@ -190,6 +196,7 @@ HVX_MM_INLINE void hvx_fp16_wtile_f16(const uint8_t *t, uint8_t *dst) {
 /* F32 weights: t holds the tile's 32 rows of 32 floats, 128 bytes each; rounded to FP16 (nearest even). */
 HVX_MM_INLINE void hvx_fp16_wtile_f32(const uint8_t *t, uint8_t *dst) {
     HVX_Vector x[HVX_FP16_TILE_VECS];
+#pragma GCC unroll 16 /* all of it: with constant indices x stays in registers (not unrolled, on the stack) */
     for (uint32_t m = 0; m < HVX_FP16_TILE_VECS; m++) {
         const HVX_VectorPair eo =
             Q6_W_vdeal_VVR(hvx_vmem_ld(t + (2 * m + 1) * HEX_VLEN), hvx_vmem_ld(t + 2 * m * HEX_VLEN), -4);

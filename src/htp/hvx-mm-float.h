@@ -19,6 +19,7 @@
 #include "hex-common.h"
 #include "hvx-f32-vec.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define HVX_MM_ROWS 32 /* weight rows of a tile row: the lanes of one f32 vector */
@@ -55,16 +56,29 @@ HVX_MM_INLINE HVX_Vector hvx_mm_fold_f32(HVX_Vector a, HVX_Vector b) {
     return hvx_vec_add_f32(Q6_V_lo_W(eo), Q6_V_hi_W(eo));
 }
 
-/* Feed row r's lane vector v (rows in order 0..31) into the fold whose pending levels are pend[5]; after row 31 the
- * return value has row r's lane sum in lane r. Level l holds the fold of the last 2^l rows until its partner comes. */
-HVX_MM_INLINE HVX_Vector hvx_mm_fold_push(HVX_Vector pend[5], uint32_t r, HVX_Vector v) {
-    uint32_t l = 0;
-    for (; l < 5 && (r >> l & 1u); l++) {
-        v = hvx_mm_fold_f32(pend[l], v);
+/* The pending levels of a fold: level l holds the fold of the last 2^l rows until its partner comes. Named fields,
+ * not an array: an array indexed by the row number lives on the stack, and every row would store and load it. */
+struct hvx_mm_fold {
+    HVX_Vector p0, p1, p2, p3, p4;
+};
+
+/* Level bit of a fold (bit = 2^l): row r's vector so far, *v, waits in *p when bit is clear in r (true: the fold is
+ * done for this row), else is folded with the one waiting there. */
+HVX_MM_INLINE bool hvx_mm_fold_level(HVX_Vector *p, uint32_t r, uint32_t bit, HVX_Vector *v) {
+    if (!(r & bit)) {
+        *p = *v;
+        return true;
     }
-    if (l < 5) {
-        pend[l] = v;
-    }
+    *v = hvx_mm_fold_f32(*p, *v);
+    return false;
+}
+
+/* Feed row r's lane vector v (rows in order 0..31) into fold f; after row 31 the return value has row r's lane sum in
+ * lane r. */
+HVX_MM_INLINE HVX_Vector hvx_mm_fold_push(struct hvx_mm_fold *f, uint32_t r, HVX_Vector v) {
+    (void) (hvx_mm_fold_level(&f->p0, r, 1, &v) || hvx_mm_fold_level(&f->p1, r, 2, &v) || /* up to where it waits */
+            hvx_mm_fold_level(&f->p2, r, 4, &v) || hvx_mm_fold_level(&f->p3, r, 8, &v) ||
+            hvx_mm_fold_level(&f->p4, r, 16, &v));
     return v;
 }
 
@@ -103,7 +117,8 @@ HVX_MM_INLINE void hvx_mm_dot_f16(const uint8_t *restrict w, uint32_t row_stride
                                   HVX_Vector *restrict out1) {
     const uint32_t nvec = (ne00 * 2 + HEX_VLEN - 1) / HEX_VLEN;
     const HVX_VectorPred tail = hvx_mm_tail_pred(ne00 * 2);
-    HVX_Vector pend0[5] = {0}, pend1[5] = {0}, sum0 = Q6_V_vzero(), sum1 = Q6_V_vzero();
+    struct hvx_mm_fold f0 = {0}, f1 = {0};
+    HVX_Vector sum0 = Q6_V_vzero(), sum1 = Q6_V_vzero();
     for (uint32_t r = 0; r < HVX_MM_ROWS; r++) {
         HVX_Vector v0 = Q6_V_vzero(), v1 = Q6_V_vzero();
         if (r < valid) {
@@ -123,9 +138,9 @@ HVX_MM_INLINE void hvx_mm_dot_f16(const uint8_t *restrict w, uint32_t row_stride
                 v1 = hvx_mm_acc_f16_lanes(hvx_mm_acc_f16_mac(a1, wv, hvx_vmem_ld(x1 + last)));
             }
         }
-        sum0 = hvx_mm_fold_push(pend0, r, v0);
+        sum0 = hvx_mm_fold_push(&f0, r, v0);
         if (x1) {
-            sum1 = hvx_mm_fold_push(pend1, r, v1);
+            sum1 = hvx_mm_fold_push(&f1, r, v1);
         }
     }
     hvx_vmem_st(out0, sum0);
@@ -142,7 +157,8 @@ HVX_MM_INLINE void hvx_mm_dot_f32(const uint8_t *restrict w, uint32_t row_stride
                                   HVX_Vector *restrict out1) {
     const uint32_t nvec = (ne00 * 4 + HEX_VLEN - 1) / HEX_VLEN;
     const HVX_VectorPred tail = hvx_mm_tail_pred(ne00 * 4);
-    HVX_Vector pend0[5] = {0}, pend1[5] = {0}, sum0 = Q6_V_vzero(), sum1 = Q6_V_vzero();
+    struct hvx_mm_fold f0 = {0}, f1 = {0};
+    HVX_Vector sum0 = Q6_V_vzero(), sum1 = Q6_V_vzero();
     for (uint32_t r = 0; r < HVX_MM_ROWS; r++) {
         HVX_Vector a0 = Q6_V_vzero(), a1 = Q6_V_vzero();
         if (r < valid) {
@@ -161,9 +177,9 @@ HVX_MM_INLINE void hvx_mm_dot_f32(const uint8_t *restrict w, uint32_t row_stride
                 a1 = hvx_vec_add_f32(a1, hvx_vec_mul_f32(wv, hvx_vmem_ld(x1 + last)));
             }
         }
-        sum0 = hvx_mm_fold_push(pend0, r, a0);
+        sum0 = hvx_mm_fold_push(&f0, r, a0);
         if (x1) {
-            sum1 = hvx_mm_fold_push(pend1, r, a1);
+            sum1 = hvx_mm_fold_push(&f1, r, a1);
         }
     }
     hvx_vmem_st(out0, sum0);

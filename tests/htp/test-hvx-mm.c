@@ -389,10 +389,11 @@ static void test_fold(void **state) {
     float v[32][32] __attribute__((aligned(128)));
     float out[32] __attribute__((aligned(128)));
     test_rng_fill_normal(&rng, &v[0][0], 32 * 32, 1.0f);
-    HVX_Vector pend[5], sum = Q6_V_vzero();
-    memset(pend, 0, sizeof(pend));
+    struct hvx_mm_fold fold;
+    memset(&fold, 0, sizeof(fold));
+    HVX_Vector sum = Q6_V_vzero();
     for (uint32_t r = 0; r < 32; r++) {
-        sum = hvx_mm_fold_push(pend, r, hvx_vmem_ld(v[r]));
+        sum = hvx_mm_fold_push(&fold, r, hvx_vmem_ld(v[r]));
     }
     hvx_vmem_st(out, sum);
     for (int r = 0; r < 32; r++) {
