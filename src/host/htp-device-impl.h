@@ -163,9 +163,9 @@ bool htp_matmul_tiled_weight(enum vnpu_type type, const int64_t ne[VNPU_MAX_DIMS
 
 /* Whether the MUL_MAT node (supported by htp_family_matmul) runs on HMX, its weight tiled or not
  * (htp-prep-matmul-hmx.c: VNPU_MM_PATH and the rule); if so, kp gets its plan. */
-struct hmx_mm_kparams;
+struct matmul_kparams;
 bool htp_matmul_hmx_pick(const struct htp_device *d, const struct vnpu_tensor *node, bool tiled,
-                         struct hmx_mm_kparams *kp);
+                         struct matmul_kparams *kp);
 extern const struct htp_op_family htp_family_cpy;
 extern const struct htp_op_family htp_family_get_rows;
 extern const struct htp_op_family htp_family_set_rows;

@@ -36,12 +36,12 @@
 #define HTP_MM_HMX_MIN_CHUNK 128
 
 /* The largest columns per chunk, a multiple of 32 and at most max, whose layout fits vtcm bytes; 0 if not even 32. */
-static uint32_t hmx_fit_cols(struct hmx_mm_kparams *kp, uint32_t max, size_t vtcm) {
+static uint32_t hmx_fit_cols(struct matmul_kparams *kp, uint32_t max, size_t vtcm) {
     uint32_t lo = 0, hi = max / HMX_MM_TILE;
     while (lo < hi) {
         const uint32_t mid = hi - (hi - lo) / 2;
         kp->cols_chunk = mid * HMX_MM_TILE;
-        if (hmx_mm_plan_layout(kp).total <= vtcm) {
+        if (matmul_plan_layout(kp).total <= vtcm) {
             lo = mid;
         } else {
             hi = mid - 1;
@@ -54,42 +54,29 @@ static uint32_t hmx_fit_cols(struct hmx_mm_kparams *kp, uint32_t max, size_t vtc
 /* The HMX plan of node (a MUL_MAT htp_family_matmul supports) with its weight tiled or not; false when there is
  * none. */
 static bool hmx_plan(const struct htp_device *d, const struct vnpu_tensor *node, bool tiled,
-                     struct hmx_mm_kparams *kp) {
+                     struct matmul_kparams *kp) {
     const struct vnpu_tensor *w = node->src[0], *x = node->src[1];
-    const bool flt = w->type == VNPU_TYPE_F32 || w->type == VNPU_TYPE_F16;
+    struct matmul_plan *p = &kp->plan;
+    uint32_t max_prefetch;
     memset(kp, 0, sizeof(*kp));
-    if (flt == tiled || w->ne[0] % HMX_MM_TILE != 0 || w->ne[0] > MATMUL_MAX_K) {
+    if (!matmul_plan_hmx(p, (uint32_t) w->type, tiled, (uint64_t) w->ne[0], (uint32_t) w->ne[1], &max_prefetch)) {
         return false;
     }
-    const uint32_t k = (uint32_t) w->ne[0];
-    const uint64_t wraw = hmx_mm_wraw_size((uint32_t) w->type, k);
-    if (wraw == 0 || wraw > UINT32_MAX - HEX_VLEN) {
-        return false;
-    }
-    kp->tag = HMX_MM_KPARAMS_TAG;
-    kp->wraw_size = hex_align_up((uint32_t) wraw, HEX_VLEN);
-    kp->n_k_tiles = k / HMX_MM_TILE;
-    kp->stage_size = k * (uint32_t) sizeof(float);
     kp->n_cols = (uint32_t) (x->ne[1] * x->ne[2] * x->ne[3]);
     kp->group_cols = (uint32_t) (x->ne[1] * (x->ne[2] / w->ne[2]));
-    kp->n_col_tiles = htp_tile_n_col_tiles((uint32_t) w->ne[1]);
 
-    const uint32_t ndesc = hmx_mm_wrow_ndesc((uint32_t) w->type, HTP_TENSOR_TILE_N_ROWS);
-    const uint32_t max_prefetch = HEX_MIN(HMX_MM_MAX_PREFETCH, VDSP_DMA_DEPTH / (1 + ndesc));
     const uint32_t max_cols = hex_align_up(kp->n_cols, HMX_MM_TILE);
-    const uint64_t n_jobs = (uint64_t) kp->n_col_tiles * ((kp->n_cols + kp->group_cols - 1) / kp->group_cols);
+    const uint64_t n_jobs = (uint64_t) p->n_col_tiles * ((kp->n_cols + kp->group_cols - 1) / kp->group_cols);
     const size_t vtcm = d->target.vtcm_size;
     for (uint64_t nt = HEX_MIN(d->n_threads, n_jobs); nt >= 1; nt--) {
-        kp->n_threads = (uint32_t) nt;
-        for (uint32_t p = max_prefetch; p >= 1; p--) {
-            kp->n_prefetch = p;
+        p->n_threads = (uint32_t) nt;
+        for (uint32_t np = max_prefetch; np >= 1; np--) {
+            p->n_prefetch = np;
             const uint32_t cols = hmx_fit_cols(kp, max_cols, vtcm);
-            if (cols >= HEX_MIN(max_cols, HTP_MM_HMX_MIN_CHUNK) || (p == 1 && cols >= HMX_MM_TILE)) {
-                kp->n_act_threads = HEX_MIN(kp->n_threads, cols / 2);
-                kp->div_ne11 = fastdiv_init((uint32_t) x->ne[1]);
-                kp->div_ne11_ne12 = fastdiv_init((uint32_t) (x->ne[1] * x->ne[2]));
-                kp->div_ne02 = fastdiv_init((uint32_t) w->ne[2]);
-                kp->div_r3 = fastdiv_init((uint32_t) (x->ne[3] / w->ne[3]));
+            if (cols >= HEX_MIN(max_cols, HTP_MM_HMX_MIN_CHUNK) || (np == 1 && cols >= HMX_MM_TILE)) {
+                p->n_act_threads = HEX_MIN(p->n_threads, cols / 2);
+                matmul_kparams_set_divs(kp, (uint32_t) x->ne[1], (uint32_t) x->ne[2], (uint32_t) x->ne[3],
+                                        (uint32_t) w->ne[2], (uint32_t) w->ne[3]);
                 return true;
             }
         }
@@ -98,7 +85,7 @@ static bool hmx_plan(const struct htp_device *d, const struct vnpu_tensor *node,
 }
 
 bool htp_matmul_hmx_pick(const struct htp_device *d, const struct vnpu_tensor *node, bool tiled,
-                         struct hmx_mm_kparams *kp) {
+                         struct matmul_kparams *kp) {
     const struct vnpu_tensor *w = node->src[0], *x = node->src[1];
     switch ((enum htp_mm_path) d->cfg->mm_path) {
         case HTP_MM_PATH_HVX: return false;

@@ -79,20 +79,21 @@ static bool mmid_path(const struct vnpu_tensor *w, uint32_t k, bool tiled, struc
     *max_prefetch = HTP_MMID_TILED_PREFETCH;
     if (w->type == VNPU_TYPE_F32 || w->type == VNPU_TYPE_F16) {
         const uint32_t esize = w->type == VNPU_TYPE_F32 ? 4 : 2;
-        kp->path = w->type == VNPU_TYPE_F32 ? MATMUL_PATH_F32 : MATMUL_PATH_F16;
-        kp->wrow_size = MATMUL_TILE_ROWS * hex_align_up(k * esize, HEX_VLEN);
-        kp->act_row_size = w->type == VNPU_TYPE_F32 ? act_f32_row_size(k) : act_f16_row_size(k);
+        kp->plan.path = w->type == VNPU_TYPE_F32 ? MATMUL_PATH_F32 : MATMUL_PATH_F16;
+        kp->plan.wrow_size = MATMUL_TILE_ROWS * hex_align_up(k * esize, HEX_VLEN);
+        kp->plan.act_row_size = w->type == VNPU_TYPE_F32 ? act_f32_row_size(k) : act_f16_row_size(k);
         return true;
     }
     if (!matmul_qtype_get((uint32_t) w->type, &qt)) {
         return false;
     }
-    kp->path = MATMUL_PATH_QUANT;
-    kp->wrow_size = k / ACT_Q8_BLOCK * qt.step_size;
-    kp->act_row_size = act_q8_row_size(k);
+    kp->plan.path = MATMUL_PATH_QUANT;
+    kp->plan.wrow_size = k / ACT_Q8_BLOCK * qt.step_size;
+    kp->plan.act_row_size = act_q8_row_size(k);
     if (!tiled) {
-        *max_prefetch = HEX_MIN(HTP_MMID_FLAT_PREFETCH,
-                                matmul_max_prefetch(matmul_wrow_ndesc(kp->path, false, qt.n_parts, MATMUL_TILE_ROWS)));
+        *max_prefetch =
+            HEX_MIN(HTP_MMID_FLAT_PREFETCH,
+                    matmul_max_prefetch(matmul_wrow_ndesc(kp->plan.path, false, qt.n_parts, MATMUL_TILE_ROWS)));
     }
     return true;
 }
@@ -127,25 +128,25 @@ static bool mmid_plan(const struct htp_device *d, const struct vnpu_tensor *node
         return false;
     }
     const uint32_t n_tokens = (uint32_t) ids->ne[1];
-    kp->stage_size = act_f32_row_size(k);
-    kp->n_col_tiles = htp_tile_n_col_tiles((uint32_t) w->ne[1]);
+    struct matmul_plan *p = &kp->plan;
+    p->stage_size = act_f32_row_size(k);
+    p->n_col_tiles = htp_tile_n_col_tiles((uint32_t) w->ne[1]);
 
     const uint64_t macs = (uint64_t) ne00 * (uint64_t) w->ne[1] * (uint64_t) n_used * n_tokens;
     uint64_t nt = macs / HTP_MMID_MACS_PER_THREAD;
     nt = nt < 1 ? 1 : nt > d->n_threads ? d->n_threads : nt;
-    nt = nt > kp->n_col_tiles ? kp->n_col_tiles : nt;
+    nt = nt > p->n_col_tiles ? p->n_col_tiles : nt;
     const uint32_t max_tokens = HEX_MIN(n_tokens, MATMUL_ID_MAX_PAIRS / (uint32_t) n_used);
     const uint32_t min_tokens = HEX_MIN(max_tokens, (HTP_MMID_MIN_COLS + (uint32_t) ne11 - 1) / (uint32_t) ne11);
     const size_t vtcm = d->target.vtcm_size;
     for (; nt >= 1; nt--) {
-        kp->n_threads = (uint32_t) nt;
-        for (uint32_t p = max_prefetch; p >= 1; p--) {
-            kp->n_prefetch = p;
+        p->n_threads = (uint32_t) nt;
+        for (uint32_t np = max_prefetch; np >= 1; np--) {
+            p->n_prefetch = np;
             const uint32_t tokens = mmid_fit_tokens(kp, max_tokens, (uint32_t) ne11, (uint32_t) n_used, vtcm);
-            if (tokens >= min_tokens || (p == 1 && tokens >= 1)) {
-                kp->n_act_threads = HEX_MIN(kp->n_threads, kp->cols_chunk);
-                kp->div_ne11 = fastdiv_init((uint32_t) ne11);
-                kp->div_ne11_ne12 = fastdiv_init((uint32_t) (ne11 * x->ne[2]));
+            if (tokens >= min_tokens || (np == 1 && tokens >= 1)) {
+                p->n_act_threads = HEX_MIN(p->n_threads, kp->cols_chunk);
+                matmul_plan_set_divs(p, (uint32_t) ne11, (uint32_t) x->ne[2]);
                 return true;
             }
         }
@@ -155,20 +156,21 @@ static bool mmid_plan(const struct htp_device *d, const struct vnpu_tensor *node
 }
 
 /* The largest tokens per chunk (at most n) whose HMX layout fits vtcm, 0 if not even one. */
-static uint32_t mmid_hmx_fit_tokens(struct hmx_mm_id_kparams *kp, uint32_t n, uint32_t n_used, uint32_t n_expert,
-                                    size_t vtcm) {
+static uint32_t mmid_hmx_fit_tokens(struct matmul_id_kparams *kp, uint32_t n, uint32_t ne11, uint32_t n_used,
+                                    uint32_t n_expert, size_t vtcm) {
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
         const uint32_t mid = hi - (hi - lo) / 2;
         kp->pairs_chunk = mid * n_used;
         kp->act_tile_rows = hmx_mm_id_act_tile_rows(kp->pairs_chunk, n_expert);
-        if (hmx_mm_id_plan_layout(kp).total <= vtcm) {
+        if (matmul_id_plan_layout(kp).total <= vtcm) {
             lo = mid;
         } else {
             hi = mid - 1;
         }
     }
     kp->tokens_chunk = lo;
+    kp->cols_chunk = lo * ne11;
     kp->pairs_chunk = lo * n_used;
     kp->act_tile_rows = hmx_mm_id_act_tile_rows(kp->pairs_chunk, n_expert);
     return lo;
@@ -177,37 +179,27 @@ static uint32_t mmid_hmx_fit_tokens(struct hmx_mm_id_kparams *kp, uint32_t n, ui
 /* The HMX plan of node (one mmid_plan accepts) with its weight tiled or not; false when there is none: a weight
  * without an FP16 tile expansion (a flat quantized one), K not a multiple of 32, or not even one token fits. */
 static bool mmid_hmx_plan(const struct htp_device *d, const struct vnpu_tensor *node, bool tiled,
-                          struct hmx_mm_id_kparams *kp) {
+                          struct matmul_id_kparams *kp) {
     const struct vnpu_tensor *w = node->src[0], *x = node->src[1], *ids = node->src[2];
-    const bool flt = w->type == VNPU_TYPE_F32 || w->type == VNPU_TYPE_F16;
+    const uint32_t n_used = (uint32_t) ids->ne[0], n_tokens = (uint32_t) ids->ne[1];
+    struct matmul_plan *p = &kp->plan;
+    uint32_t max_prefetch;
     memset(kp, 0, sizeof(*kp));
-    if (flt == tiled || w->ne[0] % HMX_MM_TILE != 0) {
+    if (!matmul_plan_hmx(p, (uint32_t) w->type, tiled, (uint64_t) w->ne[0], (uint32_t) w->ne[1], &max_prefetch)) {
         return false;
     }
-    const uint32_t k = (uint32_t) w->ne[0], n_used = (uint32_t) ids->ne[0], n_tokens = (uint32_t) ids->ne[1];
-    const uint64_t wraw = hmx_mm_wraw_size((uint32_t) w->type, k);
-    if (wraw == 0 || wraw > UINT32_MAX - HEX_VLEN) {
-        return false;
-    }
-    kp->tag = HMX_MM_KPARAMS_TAG;
-    kp->wraw_size = hex_align_up((uint32_t) wraw, HEX_VLEN);
-    kp->n_k_tiles = k / HMX_MM_TILE;
-    kp->stage_size = k * (uint32_t) sizeof(float);
-    kp->n_col_tiles = htp_tile_n_col_tiles((uint32_t) w->ne[1]);
-    const uint32_t ndesc = hmx_mm_wrow_ndesc((uint32_t) w->type, HTP_TENSOR_TILE_N_ROWS);
-    const uint32_t max_prefetch = HEX_MIN(HMX_MM_MAX_PREFETCH, VDSP_DMA_DEPTH / (1 + ndesc));
     const uint32_t max_tokens = HEX_MIN(n_tokens, MATMUL_ID_MAX_PAIRS / n_used);
     const uint32_t min_tokens = HEX_MIN(max_tokens, (HTP_MMID_HMX_MIN_CHUNK + n_used - 1) / n_used);
     const size_t vtcm = d->target.vtcm_size;
-    for (uint32_t nt = HEX_MIN(d->n_threads, kp->n_col_tiles); nt >= 1; nt--) {
-        kp->n_threads = nt;
-        for (uint32_t p = max_prefetch; p >= 1; p--) {
-            kp->n_prefetch = p;
-            const uint32_t tokens = mmid_hmx_fit_tokens(kp, max_tokens, n_used, (uint32_t) w->ne[2], vtcm);
-            if (tokens >= min_tokens || (p == 1 && tokens >= 1)) {
-                kp->n_act_threads = nt;
-                kp->div_ne11 = fastdiv_init((uint32_t) x->ne[1]);
-                kp->div_ne11_ne12 = fastdiv_init((uint32_t) (x->ne[1] * x->ne[2]));
+    for (uint32_t nt = HEX_MIN(d->n_threads, p->n_col_tiles); nt >= 1; nt--) {
+        p->n_threads = nt;
+        for (uint32_t np = max_prefetch; np >= 1; np--) {
+            p->n_prefetch = np;
+            const uint32_t tokens =
+                mmid_hmx_fit_tokens(kp, max_tokens, (uint32_t) x->ne[1], n_used, (uint32_t) w->ne[2], vtcm);
+            if (tokens >= min_tokens || (np == 1 && tokens >= 1)) {
+                p->n_act_threads = nt;
+                matmul_plan_set_divs(p, (uint32_t) x->ne[1], (uint32_t) x->ne[2]);
                 return true;
             }
         }
@@ -217,7 +209,7 @@ static bool mmid_hmx_plan(const struct htp_device *d, const struct vnpu_tensor *
 
 /* Whether node runs on HMX (VNPU_MM_PATH and the rule at the top), its plan then in kp. */
 static bool mmid_hmx_pick(const struct htp_device *d, const struct vnpu_tensor *node, bool tiled,
-                          struct hmx_mm_id_kparams *kp) {
+                          struct matmul_id_kparams *kp) {
     const struct vnpu_tensor *w = node->src[0], *ids = node->src[2];
     switch ((enum htp_mm_path) d->cfg->mm_path) {
         case HTP_MM_PATH_HVX: return false;
@@ -251,7 +243,7 @@ static void matmul_id_prep(const struct htp_device *d, const struct vnpu_tensor 
     src[2] = node->src[2];
     dst[0] = node;
     const bool tiled = htp_buffer_tensor_tiled(src[0]);
-    if (mmid_hmx_pick(d, node, tiled, (struct hmx_mm_id_kparams *) op->kparams)) {
+    if (mmid_hmx_pick(d, node, tiled, kp)) {
         return;
     }
     VNPU_ASSERT(mmid_plan(d, node, tiled, kp, why, sizeof(why)));

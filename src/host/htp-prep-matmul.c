@@ -77,7 +77,7 @@ static bool mm_plan(const struct htp_device *d, const struct vnpu_tensor *node, 
                     char *why, size_t size) {
     const struct vnpu_tensor *w = node->src[0], *x = node->src[1];
     memset(kp, 0, sizeof(*kp));
-    if (!mm_path_of(w->type, &kp->path)) {
+    if (!mm_path_of(w->type, &kp->plan.path)) {
         snprintf(why, size, "no NPU kernel for %s weights", vnpu_type_name(w->type));
         return false;
     }
@@ -100,49 +100,43 @@ static bool mm_plan(const struct htp_device *d, const struct vnpu_tensor *node, 
         return false;
     }
     const uint32_t k = (uint32_t) ne00;
+    struct matmul_plan *p = &kp->plan;
     uint32_t max_prefetch = HTP_MM_TILED_PREFETCH;
-    switch ((enum matmul_path) kp->path) {
-        case MATMUL_PATH_F32:
-        case MATMUL_PATH_F16: {
-            const uint32_t esize = kp->path == MATMUL_PATH_F32 ? 4 : 2;
-            kp->wrow_size = MATMUL_TILE_ROWS * hex_align_up(k * esize, HEX_VLEN);
-            kp->act_row_size = kp->path == MATMUL_PATH_F32 ? act_f32_row_size(k) : act_f16_row_size(k);
-            break;
-        }
-        case MATMUL_PATH_QUANT: {
-            struct matmul_qtype qt;
-            VNPU_ASSERT(matmul_qtype_get((uint32_t) w->type, &qt));
-            kp->wrow_size = k / ACT_Q8_BLOCK * qt.step_size;
-            kp->act_row_size = act_q8_row_size(k);
+    struct matmul_qtype qt;
+    if (p->path == MATMUL_PATH_QUANT) {
+        VNPU_ASSERT(matmul_qtype_get((uint32_t) w->type, &qt));
+        p->wrow_size = k / ACT_Q8_BLOCK * qt.step_size;
+        p->act_row_size = act_q8_row_size(k);
+        if (!tiled) {
             max_prefetch =
-                tiled ? HTP_MM_TILED_PREFETCH
-                      : HEX_MIN(HTP_MM_FLAT_PREFETCH,
-                                matmul_max_prefetch(matmul_wrow_ndesc(kp->path, false, qt.n_parts, MATMUL_TILE_ROWS)));
-            break;
+                HEX_MIN(HTP_MM_FLAT_PREFETCH,
+                        matmul_max_prefetch(matmul_wrow_ndesc(p->path, false, qt.n_parts, MATMUL_TILE_ROWS)));
         }
+    } else {
+        const uint32_t esize = p->path == MATMUL_PATH_F32 ? 4 : 2;
+        p->wrow_size = MATMUL_TILE_ROWS * hex_align_up(k * esize, HEX_VLEN);
+        p->act_row_size = p->path == MATMUL_PATH_F32 ? act_f32_row_size(k) : act_f16_row_size(k);
     }
-    kp->stage_size = act_f32_row_size(k);
+    p->stage_size = act_f32_row_size(k);
+    p->n_col_tiles = htp_tile_n_col_tiles((uint32_t) w->ne[1]);
     kp->n_cols = (uint32_t) n_cols;
     kp->group_cols = (uint32_t) (x->ne[1] * (x->ne[2] / w->ne[2]));
-    kp->n_col_tiles = htp_tile_n_col_tiles((uint32_t) w->ne[1]);
 
-    const uint64_t n_jobs = (uint64_t) w->ne[2] * x->ne[3] * kp->n_col_tiles;
+    const uint64_t n_jobs = (uint64_t) w->ne[2] * x->ne[3] * p->n_col_tiles;
     const uint64_t macs = ne00 * (uint64_t) w->ne[1] * n_cols;
     uint64_t nt = macs / HTP_MM_MACS_PER_THREAD;
     nt = nt < 1 ? 1 : nt > d->n_threads ? d->n_threads : nt;
     nt = nt > n_jobs ? n_jobs : nt;
     const size_t vtcm = d->target.vtcm_size;
     for (; nt >= 1; nt--) {
-        kp->n_threads = (uint32_t) nt;
-        for (uint32_t p = max_prefetch; p >= 1; p--) {
-            kp->n_prefetch = p;
+        p->n_threads = (uint32_t) nt;
+        for (uint32_t np = max_prefetch; np >= 1; np--) {
+            p->n_prefetch = np;
             const uint32_t cols = mm_fit_cols(kp, kp->n_cols, vtcm);
-            if (cols >= HEX_MIN(kp->n_cols, HTP_MM_MIN_COLS) || (p == 1 && cols >= 1)) {
-                kp->n_act_threads = HEX_MIN(kp->n_threads, kp->n_cols);
-                kp->div_ne11 = fastdiv_init((uint32_t) x->ne[1]);
-                kp->div_ne11_ne12 = fastdiv_init((uint32_t) (x->ne[1] * x->ne[2]));
-                kp->div_ne02 = fastdiv_init((uint32_t) w->ne[2]);
-                kp->div_r3 = fastdiv_init((uint32_t) (x->ne[3] / w->ne[3]));
+            if (cols >= HEX_MIN(kp->n_cols, HTP_MM_MIN_COLS) || (np == 1 && cols >= 1)) {
+                p->n_act_threads = HEX_MIN(p->n_threads, kp->n_cols);
+                matmul_kparams_set_divs(kp, (uint32_t) x->ne[1], (uint32_t) x->ne[2], (uint32_t) x->ne[3],
+                                        (uint32_t) w->ne[2], (uint32_t) w->ne[3]);
                 return true;
             }
         }
@@ -171,7 +165,7 @@ static void matmul_prep(const struct htp_device *d, const struct vnpu_tensor *no
     src[1] = node->src[1];
     dst[0] = node;
     const bool tiled = htp_buffer_tensor_tiled(src[0]);
-    if (htp_matmul_hmx_pick(d, node, tiled, (struct hmx_mm_kparams *) op->kparams)) {
+    if (htp_matmul_hmx_pick(d, node, tiled, kp)) {
         return;
     }
     VNPU_ASSERT(mm_plan(d, node, tiled, kp, why, sizeof(why)));

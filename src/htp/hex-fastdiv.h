@@ -35,12 +35,11 @@ static inline struct fastdiv_values fastdiv_init(uint32_t d) {
     return v;
 }
 
-/* Whether v are the values of divisor d. kernel_params carry fastdiv values the host computed; a kernel whose
- * addresses come from their quotients (a flat index unravelled into a row's coordinates) checks them once per op, as
- * anything else its memory safety rests on. */
+/* Whether v holds the values of divisor d (d >= 1): how a kernel checks, once per op, the values the host put in its
+ * kernel_params before it trusts them with addresses. */
 static inline bool fastdiv_is(const struct fastdiv_values *v, uint32_t d) {
-    const struct fastdiv_values w = fastdiv_init(d);
-    return v->m == w.m && v->s1 == w.s1 && v->s2 == w.s2;
+    const struct fastdiv_values e = fastdiv_init(d);
+    return d != 0 && v->m == e.m && v->s1 == e.s1 && v->s2 == e.s2;
 }
 
 /* n / d for the d of v. */

@@ -24,17 +24,15 @@
  * of the chunk. Every pair has exactly one expert, so after its last unit the job's slot holds the 32 results of all
  * the chunk's pairs, which are consecutive dst rows: one 2-D write-back.
  *
- * That is the HVX path; with kparams of the HMX path (first word HMX_MM_KPARAMS_TAG) the op runs hmx-mm-id.c's,
- * which shares the routing and the device split below.
+ * That is the HVX path; with plan.path MATMUL_PATH_HMX the units run on HMX (hmx-mm-id.h), with the same routing,
+ * jobs and device split. Both paths run on the driver of matmul-driver.h.
  */
 #ifndef VNPU_MATMUL_ID_OPS_H
 #define VNPU_MATMUL_ID_OPS_H
 
 #include "hex-common.h"
-#include "hex-fastdiv.h"
 #include "htp-msg.h"
-#include "htp-tensor.h"
-#include "htp-vtcm.h"
+#include "matmul-ops.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -43,54 +41,21 @@
 #define MATMUL_ID_MAX_PAIRS   1024 /* pairs per chunk at most: the chunk's row lists live on the op thread's stack */
 
 struct matmul_id_kparams {
-    uint32_t path;                  /* enum matmul_path (matmul-ops.h) */
-    uint32_t n_threads;             /* compute workers (<= the session's) */
-    uint32_t n_act_threads;         /* activation prep workers (<= n_threads) */
-    uint32_t n_prefetch;            /* units in flight per worker, and as many dst slots: 1..MATMUL_MAX_PREFETCH */
-    uint32_t wrow_size;             /* VTCM bytes of one weight tile row (a multiple of 128) */
-    uint32_t act_row_size;          /* VTCM bytes of one prepared activation column (a multiple of 128) */
-    uint32_t stage_size;            /* VTCM bytes of one f32 column as DMA'd before prep: ne10 * 4 rounded up to 128 */
-    uint32_t tokens_chunk;          /* tokens per chunk */
-    uint32_t cols_chunk;            /* tokens_chunk * ne11: the activation area holds this many columns */
-    uint32_t pairs_chunk;           /* tokens_chunk * n_used (<= MATMUL_ID_MAX_PAIRS): vectors of a dst slot */
-    uint32_t n_col_tiles;           /* tile rows of one expert's matrix: ceil(ne01 / 32) */
-    struct fastdiv_values div_ne11; /* column -> (i11, token): ne11 ... */
-    struct fastdiv_values div_ne11_ne12; /* ... and ne11 * n_tokens */
+    struct matmul_plan plan; /* div_ne11 and div_ne11_ne12: of ne11 and ne11 * n_tokens */
+    uint32_t tokens_chunk;   /* tokens per chunk */
+    uint32_t cols_chunk;     /* tokens_chunk * ne11: the columns of a chunk (HVX: the activation area holds them) */
+    uint32_t pairs_chunk;    /* tokens_chunk * n_used (<= MATMUL_ID_MAX_PAIRS): vectors of a dst slot */
+    uint32_t act_tile_rows;  /* HMX: activation tile rows of a chunk at most (hmx_mm_id_act_tile_rows) */
 };
 _Static_assert(sizeof(struct matmul_id_kparams) <= HTP_MAX_KPARAMS * sizeof(uint32_t), "kernel_params are 128 bytes");
 
-/* Byte offsets in VTCM: the shared activation area, then one slice per worker. A slice holds the compute job's
- * n_prefetch weight tile rows and dst slots, or (the two jobs never run at once) the prep job's two f32 staging
- * rows. */
-struct matmul_id_layout {
-    uint32_t act;        /* cols_chunk prepared columns, act_row_size apart */
-    uint32_t slices;     /* worker i's slice at slices + i * per_thread */
-    uint32_t wrow;       /* in a slice: n_prefetch weight tile rows, wrow_size apart */
-    uint32_t dst;        /* in a slice: n_prefetch dst slots of pairs_chunk vectors (32 f32 per pair) */
-    uint32_t stage;      /* in a slice: two f32 staging rows, stage_size apart */
-    uint32_t per_thread; /* bytes of a slice */
-    uint32_t total;      /* bytes of the whole layout (UINT32_MAX when it does not fit 32 bits) */
-};
-
-/* Bytes of one dst slot: pairs_chunk vectors. */
-static inline uint64_t matmul_id_dst_slot_size(const struct matmul_id_kparams *kp) {
-    return (uint64_t) kp->pairs_chunk * HEX_VLEN;
-}
-
-static inline struct matmul_id_layout matmul_id_plan_layout(const struct matmul_id_kparams *kp) {
-    struct matmul_id_layout l;
-    uint32_t top = 0;
-    l.act = htp_vtcm_take(&top, (uint64_t) kp->cols_chunk * kp->act_row_size);
-    l.slices = top;
-    uint32_t slice = 0;
-    l.wrow = htp_vtcm_take(&slice, (uint64_t) kp->n_prefetch * kp->wrow_size);
-    l.dst = htp_vtcm_take(&slice, (uint64_t) kp->n_prefetch * matmul_id_dst_slot_size(kp));
-    uint32_t prep = 0;
-    l.stage = htp_vtcm_take(&prep, 2 * (uint64_t) kp->stage_size);
-    l.per_thread = HEX_MAX(slice, prep);
-    const uint64_t total = (uint64_t) l.slices + (uint64_t) l.per_thread * kp->n_threads;
-    l.total = l.per_thread == UINT32_MAX || total > UINT32_MAX ? UINT32_MAX : (uint32_t) total;
-    return l;
+/* MUL_MAT_ID's layout (matmul_layout_of): the chunk's cols_chunk prepared columns (HMX: act_tile_rows tile rows, and
+ * the output tiles of one expert's pairs_chunk rows at most), dst slots of pairs_chunk vectors. */
+static inline struct matmul_layout matmul_id_plan_layout(const struct matmul_id_kparams *kp) {
+    const uint64_t cols =
+        kp->plan.path == MATMUL_PATH_HMX ? (uint64_t) kp->act_tile_rows * HMX_MM_TILE : kp->cols_chunk;
+    return matmul_layout_of(&kp->plan, cols * kp->plan.act_row_size,
+                            ((uint64_t) kp->pairs_chunk + HMX_MM_TILE - 1) / HMX_MM_TILE, kp->pairs_chunk);
 }
 
 /* One routed pair of a chunk: its dst vector (pair index in the chunk) and its activation column in the chunk. */
@@ -117,8 +82,7 @@ struct htp_tensor;
 /* The operands of a MUL_MAT_ID agree (the shapes at the top): no dimension empty; src0 [ne00, ne01, n_expert <=
  * MATMUL_ID_MAX_EXPERTS, 1], K = ne00 <= MATMUL_MAX_K; src1 F32 [ne00, ne11, n_tokens, 1] with dense rows, ne11
  * dividing n_used; ids I32 [n_used, n_tokens] with dense rows; dst F32, contiguous, [ne01, n_used, n_tokens]; and the
- * kparams' chunk, tokens_chunk >= 1 tokens of pairs_chunk = tokens_chunk * n_used <= MATMUL_ID_MAX_PAIRS pairs.
- * Checked by both paths' entries before anything is read (hmx-mm-id.c adds its own conditions). */
+ * kparams' chunk, tokens_chunk >= 1 tokens of pairs_chunk = tokens_chunk * n_used <= MATMUL_ID_MAX_PAIRS pairs. */
 bool matmul_id_shapes_valid(const struct htp_tensor *w, const struct htp_tensor *x, const struct htp_tensor *ids,
                             const struct htp_tensor *d, uint32_t tokens_chunk, uint32_t pairs_chunk);
 
@@ -129,11 +93,6 @@ bool matmul_id_shapes_valid(const struct htp_tensor *w, const struct htp_tensor 
  * n_expert = 8)"). Used by both paths. */
 uint32_t matmul_id_route_chunk(struct matmul_id_route *rt, const struct htp_tensor *ids, uint32_t n_expert,
                                uint32_t ne11, uint32_t t0, uint32_t t1, struct htp_msg *m);
-
-/* The tile rows of each expert's matrix this device computes: all n_col_tiles, or its share when devices split the
- * op (whole 128-byte lines of dst rows per device where dst allows). Used by both paths. */
-struct htp_tensor_mdev_range matmul_id_tile_rows(const struct htp_ctx *ctx, const struct htp_tensor *dst,
-                                                 uint32_t n_col_tiles);
 
 /* HTP_OP_MUL_MAT_ID: src[0] (experts' weights) x src[1] (activations) routed by src[2] (ids) -> dst[0]. An htp
  * status: INVAL_PARAMS when shapes, types or kparams disagree (nothing is written then) or an id is outside [0,

@@ -18,12 +18,15 @@
  * chunk's (group, tile row) pairs: a tile row is 32 weight rows of one matrix, streamed DDR -> DMA -> VTCM with
  * n_prefetch in flight per worker, multiplied against the group's columns of the chunk 2 at a time (the 32x2
  * kernels, 32x1 for an odd one left), the 32 results of each column written to a VTCM dst slot and DMA'd to dst.
+ * That is the HVX path; with plan.path MATMUL_PATH_HMX the same chunks and jobs run on HMX (hmx-mm.h). Both paths
+ * and MUL_MAT_ID's run on the one driver of matmul-driver.h.
  */
 #ifndef VNPU_MATMUL_OPS_H
 #define VNPU_MATMUL_OPS_H
 
 #include "hex-common.h"
 #include "hex-fastdiv.h"
+#include "hmx-mm.h"
 #include "htp-msg.h"
 #include "htp-tiles.h"
 #include "htp-vtcm.h"
@@ -33,66 +36,135 @@
 #include <stdint.h>
 
 enum matmul_path {
-    MATMUL_PATH_F32 = 0,   /* F32 weights: f32 products, f32 sums */
-    MATMUL_PATH_F16 = 1,   /* F16 weights: activations rounded to f16, hf x hf products summed in f32 */
-    MATMUL_PATH_QUANT = 2, /* block-quantized weights: int8 dot products (vrmpy) against Q8 activation blocks */
+    MATMUL_PATH_F32 = 0,   /* HVX, F32 weights: f32 products, f32 sums */
+    MATMUL_PATH_F16 = 1,   /* HVX, F16 weights: activations rounded to f16, hf x hf products summed in f32 */
+    MATMUL_PATH_QUANT = 2, /* HVX, block-quantized weights: int8 dot products (vrmpy) against Q8 activation blocks */
+    MATMUL_PATH_HMX = 3,   /* HMX, any weight with an FP16 tile expansion (hmx-mm.h) */
 };
 
 #define MATMUL_TILE_ROWS    32         /* weight rows per tile row: one HVX vector of 32 f32 results per column */
-#define MATMUL_MAX_PREFETCH 8          /* weight tile rows in flight per worker, at most */
+#define MATMUL_MAX_PREFETCH 8          /* weight tile rows in flight per worker, at most (HVX) */
 #define MATMUL_MAX_K        (1u << 24) /* ne00 at most: row sizes and offsets stay within 32 bits */
 
-struct matmul_kparams {
+/* What every MUL_MAT and MUL_MAT_ID plan has, on either path: the head of both ops' kernel_params. The fastdiv values
+ * are the host's; the kernel checks each against its divisor once per op (fastdiv_is). */
+struct matmul_plan {
     uint32_t path;          /* enum matmul_path */
     uint32_t n_threads;     /* compute workers (<= the session's) */
     uint32_t n_act_threads; /* activation prep workers (<= n_threads) */
-    uint32_t n_prefetch;    /* weight tile rows in flight per worker, and as many dst slots: 1..MATMUL_MAX_PREFETCH */
-    uint32_t wrow_size;     /* VTCM bytes of one weight tile row (a multiple of 128) */
-    uint32_t act_row_size;  /* VTCM bytes of one prepared activation column (a multiple of 128) */
+    uint32_t n_prefetch;    /* weight tile rows in flight per worker, and as many dst slots: 1..MATMUL_MAX_PREFETCH
+                               (HMX: 1..HMX_MM_MAX_PREFETCH) */
+    uint32_t wrow_size;     /* VTCM bytes of one weight tile row as DMA'd (a multiple of 128) */
+    uint32_t act_row_size;  /* VTCM bytes of one prepared activation column: HVX its Q8/F16/F32 row (a multiple of
+                               128), HMX its part of an FP16 activation tile row (ne00 * 2) */
     uint32_t stage_size;    /* VTCM bytes of one f32 column as DMA'd before prep: ne10 * 4 rounded up to 128 */
-    uint32_t cols_chunk;    /* columns prepared at once: the activation area holds this many */
-    uint32_t n_cols;        /* ne11 * ne12 * ne13 */
-    uint32_t group_cols;    /* ne11 * (ne12 / ne02): consecutive columns that share a weight matrix */
     uint32_t n_col_tiles;   /* tile rows of one weight matrix: ceil(ne01 / 32) */
-    struct fastdiv_values div_ne11;      /* column -> (i11, i12, i13): ne11 ... */
-    struct fastdiv_values div_ne11_ne12; /* ... and ne11 * ne12 */
-    struct fastdiv_values div_ne02;      /* group -> (i02, i13) */
-    struct fastdiv_values div_r3;        /* i13 -> i03 = i13 / (ne13 / ne03) */
+    struct fastdiv_values div_ne11;          /* column -> src1 row (i11, i12, i13): ne11 ... */
+    struct fastdiv_values div_ne11_ne12;     /* ... and ne11 * ne12 */
+    struct fastdiv_values div_n_threads;     /* a chunk's jobs over the compute workers: n_threads */
+    struct fastdiv_values div_n_act_threads; /* its prep items over the prep workers: n_act_threads */
+};
+
+struct matmul_kparams {
+    struct matmul_plan plan;
+    uint32_t cols_chunk;                  /* columns prepared at once: the activation area holds this many (HMX: a
+                                             multiple of 32) */
+    uint32_t n_cols;                      /* ne11 * ne12 * ne13 */
+    uint32_t group_cols;                  /* ne11 * (ne12 / ne02): consecutive columns that share a weight matrix */
+    struct fastdiv_values div_group_cols; /* column -> group */
+    struct fastdiv_values div_ne02;       /* group -> (i02, i13) */
+    struct fastdiv_values div_r3;         /* i13 -> i03 = i13 / (ne13 / ne03) */
 };
 _Static_assert(sizeof(struct matmul_kparams) <= HTP_MAX_KPARAMS * sizeof(uint32_t), "kernel_params are 128 bytes");
 
-/* Byte offsets in VTCM: the shared activation area, then one slice per worker. A slice holds the compute job's
- * n_prefetch weight tile rows and dst slots, or (the two jobs never run at once) the prep job's two f32
- * staging rows. */
+/* The host's HMX plan for weights of type (tiled or not) [ne00 = K, ne01], MUL_MAT's or MUL_MAT_ID's: the path and
+ * the sizes, and the deepest prefetch the DMA queue holds; false for a weight HMX does not take (no FP16 tile
+ * expansion: a flat quantized or a tiled F16/F32 one; K not a multiple of 32 or above MATMUL_MAX_K). */
+static inline bool matmul_plan_hmx(struct matmul_plan *p, uint32_t type, bool tiled, uint64_t ne00, uint32_t ne01,
+                                   uint32_t *max_prefetch) {
+    const bool flt = type == HTP_TYPE_F32 || type == HTP_TYPE_F16;
+    if (flt == tiled || ne00 % HMX_MM_TILE != 0 || ne00 > MATMUL_MAX_K) {
+        return false;
+    }
+    const uint32_t k = (uint32_t) ne00;
+    const uint64_t wraw = hmx_mm_wraw_size(type, k);
+    if (wraw == 0 || wraw > UINT32_MAX - HEX_VLEN) {
+        return false;
+    }
+    p->path = MATMUL_PATH_HMX;
+    p->wrow_size = hex_align_up((uint32_t) wraw, HEX_VLEN);
+    p->act_row_size = k * (uint32_t) sizeof(uint16_t);
+    p->stage_size = k * (uint32_t) sizeof(float);
+    p->n_col_tiles = htp_tile_n_col_tiles(ne01);
+    *max_prefetch =
+        HEX_MIN(HMX_MM_MAX_PREFETCH, VDSP_DMA_DEPTH / (1 + hmx_mm_wrow_ndesc(type, HTP_TENSOR_TILE_N_ROWS)));
+    return true;
+}
+
+/* The host's last step of a plan whose threads are chosen: its fastdiv values, for src1 rows (ne11, ne12). */
+static inline void matmul_plan_set_divs(struct matmul_plan *p, uint32_t ne11, uint32_t ne12) {
+    p->div_ne11 = fastdiv_init(ne11);
+    p->div_ne11_ne12 = fastdiv_init(ne11 * ne12);
+    p->div_n_threads = fastdiv_init(p->n_threads);
+    p->div_n_act_threads = fastdiv_init(p->n_act_threads);
+}
+
+/* ... and of MUL_MAT's, with its groups': src1 [.., ne11, ne12, ne13], weights [.., ne02, ne03]. */
+static inline void matmul_kparams_set_divs(struct matmul_kparams *kp, uint32_t ne11, uint32_t ne12, uint32_t ne13,
+                                           uint32_t ne02, uint32_t ne03) {
+    matmul_plan_set_divs(&kp->plan, ne11, ne12);
+    kp->div_group_cols = fastdiv_init(kp->group_cols);
+    kp->div_ne02 = fastdiv_init(ne02);
+    kp->div_r3 = fastdiv_init(ne13 / ne03);
+}
+
+/* Byte offsets in VTCM of a MUL_MAT or MUL_MAT_ID plan, either path: the shared activation area, then one slice per
+ * worker. A compute slice holds the n_prefetch weight tile rows as DMA'd and the n_prefetch dst slots, and on HMX the
+ * FP16 weight tile row, the FP16 output tiles of a unit and the HMX column scales between them; a prep slice (the two
+ * jobs never run at once) two staging slots of one f32 column (HVX) or of a column pair (HMX). */
 struct matmul_layout {
-    uint32_t act;        /* cols_chunk prepared columns, act_row_size apart */
+    uint32_t act;        /* the chunk's prepared columns, act_row_size apart (HMX: FP16 tile rows of 32 columns) */
     uint32_t slices;     /* worker i's slice at slices + i * per_thread */
     uint32_t wrow;       /* in a slice: n_prefetch weight tile rows, wrow_size apart */
-    uint32_t dst;        /* in a slice: n_prefetch dst slots of cols_chunk vectors (32 f32 per column) */
-    uint32_t stage;      /* in a slice: two f32 staging rows, stage_size apart */
+    uint32_t wtile;      /* in a slice, HMX: the FP16 weight tile row (32 act_row_size) */
+    uint32_t otile;      /* in a slice, HMX: the FP16 output tiles */
+    uint32_t scales;     /* in a slice, HMX: the column scales */
+    uint32_t dst;        /* in a slice: n_prefetch dst slots, dst_slot apart */
+    uint32_t dst_slot;   /* bytes of a dst slot: one vector (32 f32 results) per dst row of a chunk */
+    uint32_t stage;      /* in a slice: two staging slots of one (HVX) or two (HMX) rows, stage_size apart */
     uint32_t per_thread; /* bytes of a slice */
     uint32_t total;      /* bytes of the whole layout (UINT32_MAX when it does not fit 32 bits) */
 };
 
-/* Bytes of one dst slot: cols_chunk vectors. */
-static inline uint64_t matmul_dst_slot_size(const struct matmul_kparams *kp) {
-    return (uint64_t) kp->cols_chunk * HEX_VLEN;
-}
-
-static inline struct matmul_layout matmul_plan_layout(const struct matmul_kparams *kp) {
+/* The layout of plan p for an activation area of act bytes, n_otiles output tiles per unit (HMX) and dst slots of
+ * dst_rows vectors. */
+static inline struct matmul_layout matmul_layout_of(const struct matmul_plan *p, uint64_t act, uint64_t n_otiles,
+                                                    uint32_t dst_rows) {
+    const bool hmx = p->path == MATMUL_PATH_HMX;
     struct matmul_layout l;
     uint32_t top = 0;
-    l.act = htp_vtcm_take(&top, (uint64_t) kp->cols_chunk * kp->act_row_size);
+    l.act = htp_vtcm_take(&top, act);
     l.slices = top;
     uint32_t slice = 0;
-    l.wrow = htp_vtcm_take(&slice, (uint64_t) kp->n_prefetch * kp->wrow_size);
-    l.dst = htp_vtcm_take(&slice, (uint64_t) kp->n_prefetch * matmul_dst_slot_size(kp));
+    l.wrow = htp_vtcm_take(&slice, (uint64_t) p->n_prefetch * p->wrow_size);
+    l.wtile = htp_vtcm_take(&slice, hmx ? (uint64_t) HMX_MM_TILE * p->act_row_size : 0);
+    l.otile = htp_vtcm_take(&slice, hmx ? n_otiles * HMX_MM_TILE_BYTES : 0);
+    l.scales = htp_vtcm_take(&slice, hmx ? HMX_MM_SCALES_BYTES : 0);
+    l.dst_slot = (uint32_t) HEX_MIN((uint64_t) dst_rows * HEX_VLEN, UINT32_MAX);
+    l.dst = htp_vtcm_take(&slice, (uint64_t) p->n_prefetch * dst_rows * HEX_VLEN);
     uint32_t prep = 0;
-    l.stage = htp_vtcm_take(&prep, 2 * (uint64_t) kp->stage_size);
+    l.stage = htp_vtcm_take(&prep, (hmx ? 4 : 2) * (uint64_t) p->stage_size);
     l.per_thread = HEX_MAX(slice, prep);
-    const uint64_t total = (uint64_t) l.slices + (uint64_t) l.per_thread * kp->n_threads;
+    const uint64_t total = (uint64_t) l.slices + (uint64_t) l.per_thread * p->n_threads;
     l.total = l.per_thread == UINT32_MAX || total > UINT32_MAX ? UINT32_MAX : (uint32_t) total;
     return l;
+}
+
+/* MUL_MAT's layout: cols_chunk prepared columns (HMX: cols_chunk / 32 tile rows and as many output tiles), dst slots
+ * of cols_chunk vectors. */
+static inline struct matmul_layout matmul_plan_layout(const struct matmul_kparams *kp) {
+    return matmul_layout_of(&kp->plan, (uint64_t) kp->cols_chunk * kp->plan.act_row_size, kp->cols_chunk / HMX_MM_TILE,
+                            kp->cols_chunk);
 }
 
 /* One contiguous part of a GGML block that the flat path's DMA lands in VTCM: size bytes at src_off of each block of
@@ -191,20 +263,12 @@ struct htp_tensor;
 
 /* The operands of a MUL_MAT agree (the shapes at the top): no dimension empty; src1 F32 with dense rows, K = ne00 <=
  * MATMUL_MAX_K; dst F32, contiguous, [ne01, ne11, ne12, ne13]; src0 broadcast over dims 2 and 3; and n_cols and
- * group_cols, the kparams' column counts, those of the shapes. Checked by both paths' entries before anything is
- * read (hmx-mm.c adds its own conditions). */
+ * group_cols, the kparams' column counts, those of the shapes. */
 bool matmul_shapes_valid(const struct htp_tensor *w, const struct htp_tensor *x, const struct htp_tensor *d,
                          uint32_t n_cols, uint32_t group_cols);
 
-/* The kparams fields every MUL_MAT and MUL_MAT_ID path has agree with the session and with weight w: 1 <=
- * n_act_threads <= n_threads <= ctx's workers, 1 <= n_prefetch <= max_prefetch (the path's limit), stage_size a
- * multiple of 128 that holds a row of ne00 f32, n_col_tiles = ceil(ne01 / 32). */
-bool matmul_kparams_valid(const struct htp_ctx *ctx, const struct htp_tensor *w, uint32_t n_threads,
-                          uint32_t n_act_threads, uint32_t n_prefetch, uint32_t max_prefetch, uint32_t stage_size,
-                          uint32_t n_col_tiles);
-
-/* HTP_OP_MUL_MAT: src[0] x src[1] -> dst[0]. An htp status: INVAL_PARAMS when shapes, types or kparams disagree,
- * NO_SUPPORT for a weight type without kernels, VTCM_TOO_SMALL, FAULT. */
+/* HTP_OP_MUL_MAT: src[0] x src[1] -> dst[0], on the plan's path. An htp status: INVAL_PARAMS when shapes, types or
+ * kparams disagree, NO_SUPPORT for a weight type without kernels, VTCM_TOO_SMALL, FAULT. */
 uint32_t op_matmul(struct htp_op_ctx *octx);
 
 #endif /* VNPU_MATMUL_OPS_H */

@@ -117,11 +117,33 @@ static void test_fastdiv_one(void **state) {
     assert_int_equal(fastmodulo(12345, 1, &v), 0);
 }
 
+/* fastdiv_is: true for the values of the divisor, false for those of another divisor, for a changed field, and for a
+ * divisor of 0 (whose "values" would divide by 1). */
+static void test_fastdiv_is(void **state) {
+    (void) state;
+    static const uint32_t divisors[] = {1, 2, 3, 7, 32, 33, 1000, 65537, 0x80000000u, UINT32_MAX};
+    for (size_t i = 0; i < sizeof(divisors) / sizeof(divisors[0]); i++) {
+        const uint32_t d = divisors[i];
+        const struct fastdiv_values v = fastdiv_init(d);
+        assert_true(fastdiv_is(&v, d));
+        assert_false(fastdiv_is(&v, d == 1 ? 2 : d - 1));
+        struct fastdiv_values w = v;
+        w.m ^= 1;
+        assert_false(fastdiv_is(&w, d));
+        w = v;
+        w.s2 ^= 1;
+        assert_false(fastdiv_is(&w, d));
+    }
+    const struct fastdiv_values one = fastdiv_init(1);
+    assert_false(fastdiv_is(&one, 0));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fastdiv_one),
         cmocka_unit_test(test_fastdiv_divisors),
         cmocka_unit_test(test_fastdiv_ranges),
+        cmocka_unit_test(test_fastdiv_is),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

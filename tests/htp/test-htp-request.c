@@ -1,13 +1,16 @@
 /*
  * The NPU library's dispatcher (src/htp/main.c) on hand-written request blocks sent straight to a session:
  * a well-formed ADD computes; malformed requests (wrong version, areas outside the block, too many buffers,
- * a tensor past its buffer, a missing operand, an unknown opcode, kernel_params the session cannot run)
- * answer an error status with a message, never crash, and leave the session serving.
+ * a tensor past its buffer, a missing operand, an unknown opcode, kernel_params the session cannot run, a
+ * MUL_MAT whose host fastdiv values are not those of their divisors) answer an error status with a message,
+ * never crash, and leave the session serving.
  */
 #include "test-common.h"
 
+#include "act-quant.h"
 #include "binary-ops.h"
 #include "htp-msg.h"
+#include "matmul-ops.h"
 #include "vdsp.h"
 
 #include <string.h>
@@ -173,10 +176,52 @@ static void test_bad_ops(void **state) {
     expect(f, HTP_STATUS_INVAL_PARAMS, "shapes");
 }
 
+/* The fixture's request as dst[0] = dot(a, b): MUL_MAT of the F32 weight a [N_ELEM, 1] by the column b, its
+ * kernel_params as the host fills them (htp-prep-matmul.c). */
+static void fixture_matmul(struct fixture *f) {
+    fixture_request(f);
+    f->op->opcode = HTP_OP_MUL_MAT;
+    f->tensors[2].ne[0] = 1;
+    f->tensors[2].nb[1] = f->tensors[2].nb[2] = f->tensors[2].nb[3] = 4;
+    struct matmul_kparams *kp = (struct matmul_kparams *) f->op->kparams;
+    memset(kp, 0, sizeof(*kp));
+    kp->plan = (struct matmul_plan){.path = MATMUL_PATH_F32,
+                                    .n_threads = 1,
+                                    .n_act_threads = 1,
+                                    .n_prefetch = 1,
+                                    .wrow_size = MATMUL_TILE_ROWS * act_f32_row_size(N_ELEM),
+                                    .act_row_size = act_f32_row_size(N_ELEM),
+                                    .stage_size = act_f32_row_size(N_ELEM),
+                                    .n_col_tiles = 1};
+    kp->cols_chunk = kp->n_cols = kp->group_cols = 1;
+    matmul_kparams_set_divs(kp, 1, 1, 1, 1, 1);
+}
+
+/* The fastdiv values the kernel addresses memory with are checked against their divisors once per op. */
+static void test_matmul_fastdiv(void **state) {
+    struct fixture *f = *state;
+    fixture_matmul(f);
+    assert_int_equal(send(f), HTP_STATUS_OK);
+    assert_float_equal(((const float *) f->data->host)[256], 0.5f * N_ELEM * (N_ELEM - 1) / 2, 0.0f);
+    fixture_matmul(f);
+    ((struct matmul_kparams *) f->op->kparams)->div_group_cols.m = 7; /* group -> weight matrix, dst rows */
+    expect(f, HTP_STATUS_INVAL_PARAMS, "op 0 (MUL_MAT): kernel_params");
+    fixture_matmul(f);
+    ((struct matmul_kparams *) f->op->kparams)->plan.div_ne11.s2 = 3; /* column -> src1 row */
+    expect(f, HTP_STATUS_INVAL_PARAMS, "op 0 (MUL_MAT): kernel_params");
+    fixture_matmul(f);
+    ((struct matmul_kparams *) f->op->kparams)->plan.div_n_threads = fastdiv_init(2); /* the jobs' split */
+    expect(f, HTP_STATUS_INVAL_PARAMS, "op 0 (MUL_MAT): kernel_params");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_add),     cmocka_unit_test(test_bad_header), cmocka_unit_test(test_bad_tensors),
-        cmocka_unit_test(test_bad_ops), cmocka_unit_test(test_add), /* the session still serves */
+        cmocka_unit_test(test_add),
+        cmocka_unit_test(test_bad_header),
+        cmocka_unit_test(test_bad_tensors),
+        cmocka_unit_test(test_bad_ops),
+        cmocka_unit_test(test_matmul_fastdiv),
+        cmocka_unit_test(test_add), /* the session still serves */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
