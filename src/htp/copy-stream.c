@@ -55,9 +55,9 @@ static struct copy_block copy_next_block(struct copy_thread *t) {
     return b;
 }
 
-/* The in slots of block b. */
+/* The in slots of block b: set b % in_sets, in_sets being 2 or 4 (a mask: no division per block). */
 static uint8_t *copy_in_set(const struct copy_thread *t, uint32_t b) {
-    return t->in + (b % t->in_sets) * t->half_in;
+    return t->in + (b & (t->in_sets - 1)) * t->half_in;
 }
 
 /* Push the reads of block b (tasks blk) into its in set: n_reads per task (dummies for a task without a

@@ -62,7 +62,7 @@ static inline bool copy_plan_dma_fits(const struct copy_plan *p, uint32_t n_read
 
 /* Sets of in slots: block b reads into set b % this. Two when a compute fills out slots; four for a copy
  * that writes from its in slots, so that the reads of block b + 2 never land in a slot the writes of block
- * b - 1 or b still read. */
+ * b - 1 or b still read. A power of two either way (copy-stream.c takes b % this as a mask). */
 static inline uint32_t copy_plan_in_sets(const struct copy_plan *p) {
     return p->slot_out ? 2 : 4;
 }

@@ -29,6 +29,8 @@ struct get_rows_ctx {
     uint64_t tile_row;             /* tiled: bytes per tile row (32 rows by all of ne00) */
     uint64_t matrix;               /* tiled: bytes per (i2, i3) matrix */
     uint32_t src_size;             /* F32, F16: bytes per element */
+    uint32_t off_scale, off_bias;  /* quantized: where a task's scales, biases and the dequantizer's own scratch ... */
+    uint32_t off_tmp;              /* ... start in the thread's scratch (the codes at 0), for the plan's chunk */
 };
 
 /* Task t's index, element [i1, i2, i3] of the index tensor, read once from DDR into t->index; the table row it names,
@@ -111,13 +113,8 @@ static void get_rows_compute_quant(const struct copy_stream *s, const struct cop
     for (uint32_t k = 0; k < GR_N_REGIONS; k++) {
         region[k] = in + c->offset[k];
     }
-    const uint32_t chunk = s->plan->chunk, scales = gr_scratch_scales(chunk, g->sub);
     const struct dq_out o = {
-        .codes = scratch,
-        .scale = scratch + gr_scratch_codes(chunk),
-        .bias = scratch + gr_scratch_codes(chunk) + scales,
-        .tmp = scratch + gr_scratch_codes(chunk) + 2 * scales,
-    };
+        .codes = scratch, .scale = scratch + c->off_scale, .bias = scratch + c->off_bias, .tmp = scratch + c->off_tmp};
     c->dequant(region, t->n, &o);
     dq_finish(o.codes, o.scale, c->bias ? o.bias : NULL, t->n, g->sub, out);
 }
@@ -151,6 +148,9 @@ static bool get_rows_quant(struct get_rows_ctx *c, const struct copy_plan *p) {
     if (!tiled) {
         c->unit_shift = (uint32_t) __builtin_ctz(g->blck);
     }
+    c->off_scale = gr_scratch_codes(p->chunk); /* once per op: gr_scratch_scales divides */
+    c->off_bias = c->off_scale + gr_scratch_scales(p->chunk, g->sub);
+    c->off_tmp = c->off_bias + gr_scratch_scales(p->chunk, g->sub);
     return p->chunk % g->blck == 0 && p->chunk <= GR_CHUNK_MAX && p->scratch >= gr_scratch(p->chunk, g->sub) &&
            p->slot_in >= gr_stage_layout(g, c->layout, c->k_cols, p->chunk, c->offset) &&
            p->slot_out >= hex_align_up(p->chunk * 4, 4 * HEX_VLEN);

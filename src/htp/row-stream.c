@@ -33,7 +33,6 @@ struct row_thread {
     uint8_t *dst[2];
     uint32_t half;      /* bytes of one half: block * row_stride */
     uint32_t row_bytes; /* bytes of a row in DDR: ne0 * 4 */
-    uint32_t src1_rep;  /* copies of a src1 row in a dst row: ne0 / ne10 */
     uint32_t next;      /* first row not yet scheduled */
     uint32_t end;       /* one past the thread's last row */
 };
@@ -102,7 +101,7 @@ static void row_push_src(struct row_thread *t, uint32_t h, struct row_block b) {
     } else if (mode == ROW_SRC1_EXPAND) {
         const uint32_t piece = s->src1->ne[0] * 4;
         for (uint32_t j = 0; j < b.n; j++, row_index_next(&ix, s->dst[0])) {
-            dma_queue_push(t->q, dma_make_pair(v1 + j * stride, row_src1(s, ix)), piece, 0, piece, t->src1_rep);
+            dma_queue_push(t->q, dma_make_pair(v1 + j * stride, row_src1(s, ix)), piece, 0, piece, s->src1_rep);
         }
     }
 }
@@ -129,7 +128,7 @@ static void row_stream_prologue(struct row_thread *t, struct row_block blk[2]) {
     const struct row_stream *s = t->s;
     if (s->plan->src1_mode == ROW_SRC1_RESIDENT) {
         const uint32_t piece = s->src1->ne[0] * 4;
-        dma_queue_push(t->q, dma_make_pair(t->src1, s->src1->data), piece, 0, piece, t->src1_rep);
+        dma_queue_push(t->q, dma_make_pair(t->src1, s->src1->data), piece, 0, piece, s->src1_rep);
         dma_queue_pop(t->q);
     }
     for (uint32_t h = 0; h < 2; h++) {
@@ -200,7 +199,6 @@ static void row_stream_worker(unsigned nth, unsigned ith, void *arg) {
         .dst = {slice + s->layout.dst[0], slice + s->layout.dst[1]},
         .half = p->block * s->layout.row_stride,
         .row_bytes = s->dst[0]->ne[0] * 4,
-        .src1_rep = s->src1 ? s->dst[0]->ne[0] / s->src1->ne[0] : 0,
         .next = (uint32_t) first,
         .end = (uint32_t) HEX_MIN(first + p->rows_per_thread, (uint64_t) end),
     };
@@ -280,6 +278,7 @@ uint32_t row_stream_run(struct row_stream *s) {
     if ((uint64_t) p->rows_per_thread * p->n_threads < s->nrows) {
         return HTP_STATUS_INVAL_PARAMS;
     }
+    s->src1_rep = s->src1 ? dst->ne[0] / s->src1->ne[0] : 0; /* once per op, not per worker */
     s->layout = row_plan_layout(p, dst->ne[0]);
     if (!htp_vtcm_fits(s->layout.per_thread, p->n_threads, ctx->vtcm_size)) {
         return HTP_STATUS_VTCM_TOO_SMALL;

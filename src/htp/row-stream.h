@@ -96,6 +96,7 @@ struct row_stream {
     /* Set by row_stream_run: */
     uint32_t row_start; /* this device's rows of dst: [row_start, row_start + nrows) */
     uint32_t nrows;
+    uint32_t src1_rep; /* copies of a src1 row in a dst row: ne0 / ne10 (0 without src1) */
     struct row_layout layout;
 };
 
