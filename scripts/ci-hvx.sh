@@ -3,12 +3,14 @@
 # (llvm-objdump), qemu-user (qemu-hexagon), python3, cmake, build-essential, pkg-config, libcmocka-dev:
 #   1. Hexagon compile check: every source of src/hvx and src/htp, and hvx.h/hmx.h on their own, compile
 #      with clang --target=hexagon -mv68 and -mv69 -mhvx -mhvx-length=128b -ffreestanding, no warnings.
-#   2. Binary inspection, v68 and v69: no in-loop HVX spill and no float promotion in any NPU worker or compute
-#      function. The rule: every function work_queue_run runs is named <op>_worker[_<variant>] (checked here),
-#      every kernel a worker calls per block or row is named *_compute* (and kept out of line, HEX_NOINLINE), and
-#      the hmx_* tile operations; so --func '_worker|_compute|^hmx_' selects them all. A function that still
-#      spills has an allowance below, with its reason; the tool fails when a count rises above it and when it
-#      falls below it (lower the allowance), so the list only shrinks.
+#   2. Binary inspection, v68 and v69: no in-loop HVX spill, no float promotion and no integer division helper call
+#      (__hexagon_udivsi3, __hexagon_umodsi3, their signed and 64-bit forms; in the function or in one it calls)
+#      in any NPU worker or compute function. The rule: every function work_queue_run runs is named
+#      <op>_worker[_<variant>] (checked here), every kernel a worker calls per block or row is named *_compute*
+#      (and kept out of line, HEX_NOINLINE), and the hmx_* tile operations; so --func '_worker|_compute|^hmx_'
+#      selects them all. Divisions they need go through host-computed fastdiv values (hex-fastdiv.h) or counters.
+#      A function that still spills has an allowance below, with its reason; the tool fails when a count rises
+#      above it and when it falls below it (lower the allowance), so the list only shrinks.
 #   3. The HVX tests in two builds, SIMD (VNPU_HVX_SIMD=auto: AVX2 where the machine has it) and
 #      portable C, under CI=true: semantics vs scalar references, counting, HMX, the qemu-hexagon
 #      comparison of every integer intrinsic, the inspection tool's own test.
@@ -41,7 +43,7 @@ for arch in 68 69; do
 done
 echo "hexagon compile check: $n compilations (v68, v69) without warnings"
 
-echo "--- 2. binary inspection: in-loop vector spills and float promotions in worker and compute functions"
+echo "--- 2. binary inspection: in-loop vector spills, float promotions and divisions in worker and compute functions"
 workers=$(grep -ho 'work_queue_run([^,]*, *[a-z_0-9]*' src/htp/*.c | sed 's/.*, *//' | grep -vx 'work_queue_fn' | sort -u)
 if unnamed=$(grep -v '_worker' <<<"$workers"); then
     echo "ci-hvx: functions run by work_queue_run must be named <op>_worker[_<variant>]: $unnamed" >&2
@@ -62,7 +64,8 @@ allow=(
     --allow rope_worker=5
 )
 for arch in 68 69; do
-    python3 scripts/hvx-inspect.py --arch "$arch" --spills --promotions --strict --func '_worker|_compute|^hmx_' \
+    python3 scripts/hvx-inspect.py --arch "$arch" --spills --promotions --divisions --strict \
+        --func '_worker|_compute|^hmx_' \
         "${allow[@]}"
 done
 

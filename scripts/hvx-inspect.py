@@ -14,15 +14,21 @@ without which HVX packets print as <unknown>), and reports per function:
   float promotions       single-to-double conversions (convert_sf2df), double arithmetic (dfadd,
                          dfmpy*, dfcmp, convert_*df*) and calls of soft-float or double helpers
                          (__hexagon_divsf3, __hexagon_adddf3, __extendsfdf2, sqrt, ...).
+  division helper calls  calls of the integer division helpers (__hexagon_udivsi3, __hexagon_umodsi3, the
+                         signed and 64-bit forms __hexagon_divsi3 .. __hexagon_umoddi3): Hexagon has no divide
+                         instruction, and each call is a loop of tens of cycles. A function's count includes
+                         those of the functions of the same object it calls directly, and theirs in turn (a
+                         helper kept out of line counts for its caller as an inlined one does).
 
 The seed's "Binary Inspection and Spill Analysis" asks for zero in-loop vector spills and no promotions
-in compute kernels; --strict makes either an error (exit 1) for the functions --func selects.
+in compute kernels, its "Avoid Scalar Division in Inner Loops" for fastdiv or counters instead of
+division; --strict makes any of them an error (exit 1) for the functions --func selects.
 --allow FUNC=N lets FUNC keep up to N in-loop vector spills (each allowance carries its reason where it is
 given, scripts/ci-hvx.sh); under --strict an allowance above the count found is an error too, so the list
 only ever shrinks.
 
-  hvx-inspect.py [--spills] [--promotions] [--strict] [--func REGEX] [--allow FUNC=N ...] [--arch 68]
-                 [SOURCE|OBJECT ...]
+  hvx-inspect.py [--spills] [--promotions] [--divisions] [--strict] [--func REGEX] [--allow FUNC=N ...]
+                 [--arch 68] [SOURCE|OBJECT ...]   (no check named: all three)
   hvx-inspect.py --disasm FUNC [SOURCE ...]   annotated disassembly: loop depth, spills, promotions
 
 Without SOURCE it inspects src/htp/*.c and src/hvx/*.c of this repository. Exit status: 0 clean (or not
@@ -67,6 +73,9 @@ FLOAT_HELPER_RE = re.compile(
     r"(?:sqrt|cbrt|exp|exp2|expm1|log|log2|log10|log1p|pow|sin|cos|tan|asin|acos|atan|atan2|sinh|cosh|tanh|erf|"
     r"erfc|fmod|floor|ceil|round|trunc|rint|lrint|llrint|ldexp|frexp|hypot)f?)$"
 )
+# Integer division helpers: Hexagon's (__hexagon_udivsi3, __hexagon_moddi3, ...) and compiler-rt's names.
+INT_DIV_HELPER_RE = re.compile(r"^__(?:hexagon_)?u?(?:div|mod|divmod)[sd]i[34]$")
+CALL_ADDR_RE = re.compile(r"\bcall\s+(0x[0-9a-f]+)")
 
 
 class Insn:
@@ -93,6 +102,7 @@ class Function:
         self.insns = []
         self.loops = []  # (start, end) address ranges, end inclusive
         self.findings = []
+        self.callees = []  # names (relocations) or addresses of the direct calls and tail jumps
 
     def in_loop(self, addr):
         return any(s <= addr <= e for s, e in self.loops)
@@ -191,10 +201,32 @@ def analyse(fn):
             for sym in insn.relocs:
                 if FLOAT_HELPER_RE.match(sym):
                     fn.findings.append(Finding(insn.addr, "float helper call " + sym, body, loop))
+                elif INT_DIV_HELPER_RE.match(sym):
+                    fn.findings.append(Finding(insn.addr, "division helper call " + sym, body, loop))
+            fn.callees += insn.relocs
+            m = CALL_ADDR_RE.search(body) or JUMP_RE.search(body)
+            if m and not insn.relocs:
+                fn.callees.append(int(m.group(1), 16))
 
 
-def violations(fn, spills, promotions, allowed=0):
-    out = []
+def division_calls(fn, by_key):
+    """The division helper calls of fn and of the functions of its object it calls, directly or not."""
+    out, seen, todo = [], {id(fn)}, [(fn, None)]
+    while todo:
+        f, via = todo.pop()
+        for x in f.findings:
+            if x.kind.startswith("division helper call"):
+                out.append(x if via is None else Finding(x.addr, f"{x.kind} (in {via})", x.text, x.in_loop))
+        for key in f.callees:
+            callee = by_key.get((f.source, key))
+            if callee is not None and id(callee) not in seen:
+                seen.add(id(callee))
+                todo.append((callee, callee.name))
+    return out
+
+
+def violations(fn, spills, promotions, divisions, allowed=0):
+    out = list(divisions)
     in_loop_spills = fn.count("vector spill store", True) + fn.count("vector spill load", True)
     for f in fn.findings:
         if spills and f.kind.startswith("vector spill") and f.in_loop and in_loop_spills > allowed:
@@ -275,6 +307,7 @@ def main():
     ap.add_argument("inputs", nargs="*", help="C sources (compiled for Hexagon) or Hexagon objects")
     ap.add_argument("--spills", action="store_true", help="check in-loop vector spills")
     ap.add_argument("--promotions", action="store_true", help="check float promotions")
+    ap.add_argument("--divisions", action="store_true", help="check integer division helper calls")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a selected function has a violation")
     ap.add_argument("--func", default="", help="regular expression selecting the functions checked")
     ap.add_argument("--allow", metavar="FUNC=N", action="append", default=[],
@@ -287,8 +320,8 @@ def main():
     args = ap.parse_args()
     args.cc = tool("clang", "CLANG")
     args.objdump = tool("llvm-objdump", "LLVM_OBJDUMP")
-    if not args.spills and not args.promotions:
-        args.spills = args.promotions = True
+    if not args.spills and not args.promotions and not args.divisions:
+        args.spills = args.promotions = args.divisions = True
 
     funcs = load_functions(args)
     if args.disasm:
@@ -309,11 +342,17 @@ def main():
         allow[name] = int(n)
     select = re.compile(args.func)
     checked = [fn for fn in funcs if select.search(fn.name)]
+    by_key = {}  # (source, name) and (source, start address) -> function: the targets of direct calls
+    for fn in funcs:
+        by_key[(fn.source, fn.name)] = fn
+        if fn.insns:
+            by_key[(fn.source, fn.insns[0].addr)] = fn
     total = 0
     stale = []
     for fn in checked:
         allowed = allow.get(fn.name, 0) if args.spills else 0
-        bad = violations(fn, args.spills, args.promotions, allowed)
+        divs = division_calls(fn, by_key)
+        bad = violations(fn, args.spills, args.promotions, divs if args.divisions else [], allowed)
         total += len(bad)
         vs = fn.count("vector spill store", True) + fn.count("vector spill load", True)
         if vs < allowed:
@@ -324,13 +363,15 @@ def main():
                  or f.kind.startswith("float helper call"))
         status = "FAIL" if bad else "ok" if vs == 0 or not args.spills else f"ok ({allowed} allowed)"
         print(f"{status:4} {fn.source}: {fn.name}: {len(fn.loops)} loops, {vs} in-loop vector spills "
-              f"({vs_all} in all), {ss} in-loop scalar stack accesses, {pr} float promotions")
+              f"({vs_all} in all), {ss} in-loop scalar stack accesses, {pr} float promotions, "
+              f"{len(divs)} division helper calls")
         for f in bad[:SHOW]:
             print(f"       {f.addr:#x}{' in loop' if f.in_loop else ''}: {f.kind}: {f.text}")
         if len(bad) > SHOW:
             print(f"       ... and {len(bad) - SHOW} more (--disasm {fn.name} shows them all)")
-    what = " and ".join(w for w, on in (("in-loop vector spills", args.spills), ("float promotions", args.promotions))
-                        if on)
+    what = [w for w, on in (("in-loop vector spills", args.spills), ("float promotions", args.promotions),
+                            ("division helper calls", args.divisions)) if on]
+    what = ", ".join(what[:-1]) + " and " + what[-1] if len(what) > 1 else what[0]
     missing = sorted(set(allow) - {fn.name for fn in checked})
     stale += [f"{name}: allowed spills, but no such function is checked" for name in missing]
     for line in stale:

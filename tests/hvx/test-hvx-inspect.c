@@ -1,9 +1,10 @@
 /*
  * scripts/hvx-inspect.py on a fixture with known defects (tests/hvx/inspect/kernels.c): it must find
- * the in-loop vector spill of compute_spill and the float promotion of compute_promote, pass
- * compute_clean, honour --func, --spills, --promotions and --allow, print the annotated disassembly, and exit 2
- * when it cannot compile its input. Needs python3, clang and llvm-objdump: skips without them, and
- * fails under CI=true.
+ * the in-loop vector spill of compute_spill, the float promotion of compute_promote and the integer
+ * division helper calls of compute_divide* (their own, an inlined helper's, an out-of-line helper's), pass
+ * compute_clean and compute_divide_const, honour --func, --spills, --promotions, --divisions and --allow,
+ * print the annotated disassembly, and exit 2 when it cannot compile its input. Needs python3, clang and
+ * llvm-objdump: skips without them, and fails under CI=true.
  */
 #include "test-common.h"
 
@@ -60,15 +61,54 @@ static void test_finds_promotion(void **state) {
     free(out);
 }
 
-/* Without --strict the same findings are a report: exit 0. The clean function passes strictly. */
+/* --divisions: every integer division helper call of a selected function fails it, whether the call is its
+ * own (compute_divide), an inlined helper's (compute_divide_inlined) or in a helper it calls out of line
+ * (compute_divide_callee, helper_divide not being selected); divisions by constants (compute_divide_const) and
+ * the other checks' defects (compute_spill, compute_promote) pass. */
+static void test_finds_divisions(void **state) {
+    require_tools(state);
+    static const char *const want[] = {
+        "FAIL tests/hvx/inspect/kernels.c: compute_divide:",
+        "in loop: division helper call __hexagon_udivsi3: call ",
+        "FAIL tests/hvx/inspect/kernels.c: compute_divide_inlined:",
+        "in loop: division helper call __hexagon_umodsi3: call ",
+        "FAIL tests/hvx/inspect/kernels.c: compute_divide_callee:",
+        "division helper call __hexagon_divdi3 (in helper_divide): call ",
+        "ok   tests/hvx/inspect/kernels.c: compute_divide_const:",
+        "ok   tests/hvx/inspect/kernels.c: compute_clean:",
+        "ok   tests/hvx/inspect/kernels.c: compute_spill:",
+        "ok   tests/hvx/inspect/kernels.c: compute_promote:",
+        "functions checked for division helper calls",
+    };
+    char *out = NULL, args[256];
+    for (int arch = 68; arch <= 69; arch++) {
+        snprintf(args, sizeof(args), "--arch %d --divisions --strict --func '^compute_' '%s'", arch, FIXTURE);
+        assert_int_equal(inspect(&out, args), 1);
+        for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+            if (!strstr(out, want[i])) {
+                fail_msg("v%d: no '%s' in:\n%s", arch, want[i], out);
+            }
+        }
+        assert_null(strstr(out, "kernels.c: helper_divide:")); /* not selected: counted for its caller */
+        free(out);
+    }
+    assert_int_equal(
+        inspect(&out, "--divisions --strict --func '^compute_(clean|divide_const|spill|promote)$' '" FIXTURE "'"), 0);
+    assert_non_null(strstr(out, ": 0 violations"));
+    free(out);
+}
+
+/* Without --strict the same findings are a report: exit 0. The clean function passes strictly; without a check
+ * named, all three run. */
 static void test_exit_status(void **state) {
     require_tools(state);
     char *out = NULL;
     assert_int_equal(inspect(&out, "'" FIXTURE "'"), 0);
-    assert_non_null(strstr(out, "hvx-inspect: 4 functions checked"));
+    assert_non_null(strstr(out, "hvx-inspect: 9 functions checked"));
     free(out);
     assert_int_equal(inspect(&out, "--strict --func '^compute_clean$' '" FIXTURE "'"), 0);
-    assert_non_null(strstr(out, "hvx-inspect: 1 functions checked for in-loop vector spills and float promotions"));
+    assert_non_null(strstr(out, "hvx-inspect: 1 functions checked for in-loop vector spills, float promotions and "
+                                "division helper calls"));
     assert_non_null(strstr(out, ": 0 violations"));
     free(out);
 }
@@ -124,11 +164,9 @@ static void test_bad_input(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_finds_in_loop_spill),
-        cmocka_unit_test(test_finds_promotion),
-        cmocka_unit_test(test_exit_status),
-        cmocka_unit_test(test_disasm_annotates),
-        cmocka_unit_test(test_allow),
+        cmocka_unit_test(test_finds_in_loop_spill), cmocka_unit_test(test_finds_promotion),
+        cmocka_unit_test(test_finds_divisions),     cmocka_unit_test(test_exit_status),
+        cmocka_unit_test(test_disasm_annotates),    cmocka_unit_test(test_allow),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

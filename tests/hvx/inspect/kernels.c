@@ -1,6 +1,8 @@
 /*
  * Fixture of test-hvx-inspect (never built into the project): Hexagon code with a known in-loop vector
- * spill, a known float promotion, and clean versions of both, for scripts/hvx-inspect.py to find.
+ * spill, a known float promotion, known integer division helper calls (in the function, in a helper
+ * inlined into it, in a helper it calls out of line), and clean versions of them, for
+ * scripts/hvx-inspect.py to find.
  */
 #include "hvx.h"
 
@@ -53,4 +55,40 @@ HVX_Vector compute_clean(const HVX_Vector *in, int n, float *sum, const float *x
     }
     *sum = s;
     return acc;
+}
+
+/* A division by a variable: a __hexagon_udivsi3 call per element. */
+void compute_divide(uint32_t *out, const uint32_t *in, uint32_t d, int n) {
+    for (int i = 0; i < n; i++) {
+        out[i] = in[i] / d;
+    }
+}
+
+/* The same inside a helper the compiler inlines: the __hexagon_umodsi3 call is the caller's own. */
+static inline uint32_t helper_wrap(uint32_t i, uint32_t p) {
+    return i % p;
+}
+
+void compute_divide_inlined(uint32_t *out, uint32_t n, uint32_t p) {
+    for (uint32_t i = 0; i < n; i++) {
+        out[i] = helper_wrap(i, p);
+    }
+}
+
+/* A helper kept out of line: its __hexagon_divdi3 call counts for the function that calls it. */
+__attribute__((noinline)) static int64_t helper_divide(int64_t a, int64_t b) {
+    return a / b;
+}
+
+void compute_divide_callee(int64_t *out, const int64_t *in, int64_t d, int n) {
+    for (int i = 0; i < n; i++) {
+        out[i] = helper_divide(in[i], d);
+    }
+}
+
+/* Divisions by constants: multiplies and shifts, no helper call. */
+void compute_divide_const(uint32_t *out, const uint32_t *in, int n) {
+    for (int i = 0; i < n; i++) {
+        out[i] = in[i] / 7 + in[i] % 10;
+    }
 }
