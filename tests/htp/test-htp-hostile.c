@@ -378,18 +378,11 @@ static void mmid_race(struct fixture *f, enum htp_mm_path path) {
     struct vnpu_tensor *node = vnpu_mul_mat_id(ctx, w, x, ids);
     const uint32_t off[4] = {0, 1u << 16, 1u << 17, 1u << 18}, dst_bytes = MMID_M * MMID_USED * MMID_T * 4;
     struct req r = req_plan(f, &htp_family_matmul_id, HTP_OP_MUL_MAT_ID, node, 3, off, path);
-    const bool hmx = r.op->kparams[0] == HMX_MM_KPARAMS_TAG;
-    assert_true(hmx == (path == HTP_MM_PATH_HMX));
-    if (hmx) {
-        struct hmx_mm_id_kparams *kp = (struct hmx_mm_id_kparams *) r.op->kparams;
-        kp->tokens_chunk = 1;
-        kp->pairs_chunk = MMID_USED;
-    } else {
-        struct matmul_id_kparams *kp = (struct matmul_id_kparams *) r.op->kparams;
-        kp->tokens_chunk = 1;
-        kp->cols_chunk = 1;
-        kp->pairs_chunk = MMID_USED;
-    }
+    struct matmul_id_kparams *kp = (struct matmul_id_kparams *) r.op->kparams;
+    assert_true((kp->plan.path == MATMUL_PATH_HMX) == (path == HTP_MM_PATH_HMX));
+    kp->tokens_chunk = 1;
+    kp->cols_chunk = 1;
+    kp->pairs_chunk = MMID_USED;
     struct test_rng rng;
     test_rng_seed(&rng, "mmid_race");
     test_rng_fill_normal(&rng, data_f32(f, off[0]), MMID_K * MMID_M * MMID_E, 1.0f);
@@ -425,7 +418,7 @@ static void mmid_race(struct fixture *f, enum htp_mm_path path) {
         assert_true(untouched(f, off[3] + dst_bytes, 4096));
     }
     flip_stop(fl);
-    race_exercised(hmx ? "MUL_MAT_ID (HMX)" : "MUL_MAT_ID (HVX)", ok, failed);
+    race_exercised(path == HTP_MM_PATH_HMX ? "MUL_MAT_ID (HMX)" : "MUL_MAT_ID (HVX)", ok, failed);
     free(want);
     vnpu_ctx_free(ctx);
 }
