@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI steps of the HVX/HMX layer (src/hvx), called by .ci/run on Debian 12 with clang, lld, llvm
-# (llvm-objdump), qemu-user (qemu-hexagon), python3, cmake, build-essential, pkg-config, libcmocka-dev:
+# (llvm-objdump), qemu-user (qemu-hexagon), python3, cmake, build-essential, libcmocka-dev:
 #   1. Hexagon compile check: every source of src/hvx and src/htp, and hvx.h/hmx.h on their own, compile
 #      with clang --target=hexagon -mv68 and -mv69 -mhvx -mhvx-length=128b -ffreestanding, no warnings.
 #   2. Binary inspection, v68 and v69: no in-loop HVX spill, no float promotion and no integer division helper call
@@ -76,7 +76,8 @@ for simd in auto portable; do
     dir=$build
     [ "$simd" = portable ] && dir=$build-portable
     echo "--- 3. HVX tests, VNPU_HVX_SIMD=$simd ($dir)"
-    cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DVNPU_HVX_SIMD="$simd" >"$work/cmake-$simd.log"
+    cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DVNPU_BUILD_TESTS=ON -DVNPU_HVX_SIMD="$simd" \
+        >"$work/cmake-$simd.log"
     grep 'vnpu-hvx: backend' "$work/cmake-$simd.log"
     if ! cmake --build "$dir" -j"$jobs" --target "${tests[@]}" hvx-qemu-probe >"$work/build-$simd.log" 2>&1; then
         tail -n 40 "$work/build-$simd.log" >&2
