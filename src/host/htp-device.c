@@ -74,6 +74,7 @@ static void htp_device_unmap(struct htp_device *d, const struct vdsp_buffer *buf
     memset(req, 0, sizeof(*req));
     req->version = HTP_MSG_VERSION;
     req->id = ++d->req_id;
+    req->mdev_count = 1;
     req->n_bufs = 1;
     req->off_bufs = (uint32_t) ((sizeof(*req) + 7) & ~(size_t) 7);
     struct htp_buf_desc *desc = (struct htp_buf_desc *) ((uint8_t *) req + req->off_bufs);

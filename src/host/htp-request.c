@@ -81,6 +81,7 @@ static void batch_begin(struct htp_batch *b) {
     b->req = (struct htp_req *) block;
     memset(b->req, 0, sizeof(*b->req));
     b->req->version = HTP_MSG_VERSION;
+    b->req->mdev_count = 1;
     b->req->off_bufs = l.bufs;
     b->req->off_tensors = l.tensors;
     b->req->off_ops = l.ops;

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#define HTP_MSG_VERSION    3
+#define HTP_MSG_VERSION    4
 #define HTP_MAX_BUFS       16   /* distinct buffers per request (HTP_OP_MAX_BUFS) */
 #define HTP_MAX_TENSORS    8192 /* u16 indices */
 #define HTP_MAX_OPS        1024 /* ops per request (GGML_HEXAGON_OPBATCH's default) */
@@ -31,6 +31,7 @@
 #define HTP_MAX_NTHREADS   10 /* NPU worker threads (HTP_MAX_NTHREADS) */
 #define HTP_NO_TENSOR      0xFFFFu
 #define HTP_STATUS_MSG_LEN 160
+#define HTP_MAX_MDEV       16 /* sessions sharing the ops of one request (a row-split group) */
 
 /* Request status, as the real backend numbers them (OK is 1). */
 enum htp_status {
@@ -173,7 +174,10 @@ struct htp_req {
     uint32_t n_bufs;
     uint32_t n_tensors;
     uint32_t n_ops;
-    uint32_t n_trace;                                             /* trace records room per thread */
+    uint32_t n_trace;    /* trace records room per thread */
+    uint32_t mdev_idx;   /* this session's place among the sessions that share every op of the request, 0.. */
+    uint32_t mdev_count; /* ..mdev_count - 1 (1..HTP_MAX_MDEV; 1: the session runs the ops alone). Each session
+                            computes its partition of every op's output (seed, "Multi-Device Partitioning") */
     uint32_t off_bufs, off_tensors, off_ops, off_prof, off_trace; /* byte offsets from the block start */
     struct htp_rsp rsp;
 };

@@ -94,6 +94,20 @@ static bool area_ok(const char *name, uint32_t off, uint64_t count, uint64_t ite
     return false;
 }
 
+/* Whether the header's place in its group is 0 <= mdev_idx < mdev_count <= HTP_MAX_MDEV; else says which. */
+static bool mdev_ok(const struct htp_req *h, struct htp_msg *m) {
+    if (h->mdev_count >= 1 && h->mdev_count <= HTP_MAX_MDEV && h->mdev_idx < h->mdev_count) {
+        return true;
+    }
+    htp_msg_str(m, "request layout: mdev_idx ");
+    htp_msg_u64(m, h->mdev_idx, 10);
+    htp_msg_str(m, " of mdev_count ");
+    htp_msg_u64(m, h->mdev_count, 10);
+    htp_msg_str(m, ", expected 0 <= mdev_idx < mdev_count <= ");
+    htp_msg_u64(m, HTP_MAX_MDEV, 10);
+    return false;
+}
+
 static uint32_t batch_check(struct htp_ctx *ctx, uint8_t *block, uint32_t size, struct htp_batch *b,
                             struct htp_msg *m) {
     htp_shared_read(&b->hdr, block, offsetof(struct htp_req, rsp));
@@ -108,7 +122,7 @@ static uint32_t batch_check(struct htp_ctx *ctx, uint8_t *block, uint32_t size, 
     const bool profile = (h->flags & HTP_REQ_PROFILE) != 0, trace = (h->flags & HTP_REQ_TRACE) != 0;
     const uint64_t n_evt = (uint64_t) ctx->n_threads * h->n_trace; /* trace records (two 32-bit factors) */
     if (!count_ok("n_bufs", h->n_bufs, HTP_MAX_BUFS, m) || !count_ok("n_tensors", h->n_tensors, HTP_MAX_TENSORS, m) ||
-        !count_ok("n_ops", h->n_ops, HTP_MAX_OPS, m) ||
+        !count_ok("n_ops", h->n_ops, HTP_MAX_OPS, m) || !mdev_ok(h, m) ||
         !area_ok("buffers", h->off_bufs, h->n_bufs, sizeof(struct htp_buf_desc), size, m) ||
         !area_ok("tensors", h->off_tensors, h->n_tensors, sizeof(struct htp_tensor_desc), size, m) ||
         !area_ok("ops", h->off_ops, h->n_ops, sizeof(struct htp_op_desc), size, m) ||
@@ -580,6 +594,9 @@ static void htp_process(void *npu_ctx, void *block, uint32_t size) {
     struct htp_batch b;
     uint32_t st = batch_check(ctx, block, size, &b, &m);
     if (st == HTP_STATUS_OK) {
+        ctx->mdev.idx = b.hdr.mdev_idx;
+        ctx->mdev.count = b.hdr.mdev_count;
+        ctx->mdev.count_div = fastdiv_init(b.hdr.mdev_count);
         st = batch_map(ctx, &b, &m);
     }
     if (st == HTP_STATUS_OK) {

@@ -75,6 +75,7 @@ static void request(struct fixture *f, const struct htp_op_family *family, enum 
     memset(base, 0, 4096);
     struct htp_req *req = (struct htp_req *) base;
     req->version = HTP_MSG_VERSION;
+    req->mdev_count = 1;
     req->n_bufs = 2;
     req->n_tensors = 3;
     req->n_ops = 1;

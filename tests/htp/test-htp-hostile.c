@@ -96,6 +96,7 @@ static struct req req_begin(struct fixture *f, enum htp_op opcode, uint32_t n_sr
     struct req r = {(struct htp_req *) base, (struct htp_tensor_desc *) (base + 1536),
                     (struct htp_op_desc *) (base + 4096)};
     *r.hdr = (struct htp_req){.version = HTP_MSG_VERSION,
+                              .mdev_count = 1,
                               .id = 1,
                               .n_bufs = 1,
                               .n_tensors = n_src + 1,

@@ -44,6 +44,7 @@ static void fixture_request(struct fixture *f) {
     memset(base, 0, 4096);
     f->req = (struct htp_req *) base;
     f->req->version = HTP_MSG_VERSION;
+    f->req->mdev_count = 1;
     f->req->n_bufs = 1;
     f->req->n_tensors = 3;
     f->req->n_ops = 1;
@@ -135,6 +136,16 @@ static void test_bad_header(void **state) {
     fixture_request(f);
     f->req->off_tensors = 1540; /* not 8-byte aligned */
     expect(f, HTP_STATUS_INVAL_PARAMS, "request layout");
+    fixture_request(f);
+    f->req->mdev_count = 0; /* a group of no session */
+    expect(f, HTP_STATUS_INVAL_PARAMS, "mdev_idx 0 of mdev_count 0");
+    fixture_request(f);
+    f->req->mdev_count = 2;
+    f->req->mdev_idx = 2; /* past the group */
+    expect(f, HTP_STATUS_INVAL_PARAMS, "mdev_idx 2 of mdev_count 2");
+    fixture_request(f);
+    f->req->mdev_count = HTP_MAX_MDEV + 1;
+    expect(f, HTP_STATUS_INVAL_PARAMS, "expected 0 <= mdev_idx < mdev_count <= 16");
 }
 
 static void test_bad_tensors(void **state) {

@@ -34,6 +34,7 @@ static struct req req_make(struct vdsp_buffer *src, struct vdsp_buffer *dst, enu
     uint8_t *base = r.blk->host;
     r.hdr = r.blk->host;
     r.hdr->version = HTP_MSG_VERSION;
+    r.hdr->mdev_count = 1;
     r.hdr->id = 1;
     r.hdr->n_bufs = 2;
     r.hdr->n_tensors = 2;
