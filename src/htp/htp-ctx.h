@@ -68,6 +68,23 @@ static inline const void *htp_op_kparams(const struct htp_op_ctx *octx) {
     return octx->op.kparams;
 }
 
+/* Whether the kernel_params' fastdiv values v, the field name, are those of divisor d (fastdiv_is), described by what
+ * ("ne1 x ne2"): a kernel checks each such value once per op, before its quotients become row coordinates. If not,
+ * the op's message says which: "kernel_params div_ne12 are not the fastdiv values of ne1 x ne2 = 12". */
+static inline bool htp_op_fastdiv_ok(const struct htp_op_ctx *octx, const struct fastdiv_values *v, uint32_t d,
+                                     const char *name, const char *what) {
+    if (fastdiv_is(v, d)) {
+        return true;
+    }
+    htp_msg_str(octx->msg, "kernel_params ");
+    htp_msg_str(octx->msg, name);
+    htp_msg_str(octx->msg, " are not the fastdiv values of ");
+    htp_msg_str(octx->msg, what);
+    htp_msg_str(octx->msg, " = ");
+    htp_msg_u64(octx->msg, d, 10);
+    return false;
+}
+
 static inline bool htp_op_skip_compute(const struct htp_op_ctx *octx) {
     return (octx->op.flags & HTP_OP_SKIP_COMPUTE) != 0;
 }
