@@ -35,6 +35,7 @@ struct htp_config {
     const char *opfilter_s; /* its text */
     const char *trace;      /* VNPU_TRACE: every device's requests traced into this file, or NULL */
     uint32_t mm_path;       /* VNPU_MM_PATH: enum htp_mm_path (auto, hvx, hmx; default auto) */
+    uint32_t mbuf_mb;       /* VNPU_MBUF_MB: MiB of the largest HTP buffer, 1..4096 (GGML_HEXAGON_MBUF: 1024) */
 };
 
 /* The parsed environment; VNPU_STATUS_BAD_ARG (logged once per call, naming the variable and its range)

@@ -22,8 +22,18 @@
  * "HTP<index>-REPACK" (weights). Static: they outlive devices, as buffers may. */
 struct vnpu_buffer_type *htp_buffer_type(uint32_t index, bool repack);
 
+/* A third of the window: a request holds the weight buffers an op run crosses (two, at a buffer boundary) next to
+ * its pinned buffers. At the real window (3200 MiB) MBUF's 1 GiB is the smaller. */
+#define HTP_BUFFER_WINDOW_SHARE 3
+
+/* Bytes of the largest HTP buffer: the smallest of mbuf (VNPU_MBUF_MB, upstream's GGML_HEXAGON_MBUF), a
+ * HTP_BUFFER_WINDOW_SHARE-th of the session window and the arch's largest mapping (v73: 2 GiB), rounded down to
+ * the buffers' 128-byte alignment. Both HTP buffer types' max size (vnpu_buffer_type_max_size). */
+size_t htp_buffer_max_size(size_t mbuf, size_t window, size_t max_mapping);
+
 /* The shared-DDR buffer holding t's data and t's byte offset in it, or NULL when t lives in memory no
- * session can map (host buffers, the model file's mapping). pinned: the buffer stays mapped. */
+ * session can map (host buffers, the model file's mapping). pinned: the buffer stays mapped (an HTP<n> buffer not
+ * of VNPU_BUFFER_USAGE_WEIGHTS). */
 struct vdsp_buffer *htp_buffer_of(const struct vnpu_tensor *t, size_t *offset, bool *pinned);
 
 /* Whether t's data is in the tiled layout: a whole tensor (not a view) in a REPACK buffer, of a type and shape
@@ -97,7 +107,8 @@ struct htp_device {
 
     struct htp_prof_row prof[HTP_OP_COUNT];
     uint64_t prof_requests;
-    double prof_host_us; /* requests, send to answer */
+    double prof_host_us;                               /* requests, send to answer */
+    uint64_t prof_mapped, prof_unmapped, prof_defrags; /* the window's, summed over requests (htp_rsp) */
 
     bool tracing; /* the process's trace file (htp-trace-export.c) gets this device's requests */
 };

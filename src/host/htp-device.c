@@ -105,6 +105,9 @@ static void htp_profile_summary(const struct htp_device *d) {
     }
     htp_config_print("vnpu-htp: %s profile: %llu requests, %.3f ms host time (send to answer), %.3f ms NPU time in ops",
                      d->name, (unsigned long long) d->prof_requests, d->prof_host_us / 1e3, (double) total / 1e3);
+    htp_config_print("vnpu-htp: %s profile window: %llu maps, %llu unmaps, %llu defragmentations", d->name,
+                     (unsigned long long) d->prof_mapped, (unsigned long long) d->prof_unmapped,
+                     (unsigned long long) d->prof_defrags);
     for (int op = 0; op < HTP_OP_COUNT; op++) {
         const struct htp_prof_row *r = &d->prof[op];
         if (r->count) {

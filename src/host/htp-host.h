@@ -6,24 +6,29 @@
  * properties; graph_compute turns runs of nodes into requests (src/htp/htp-msg.h) of op nodes with
  * host-computed kernel_params, sends them and turns a failed status into VNPU_STATUS_DEVICE naming the op;
  * a faulted session is reopened before the next request. Its buffer types are "HTP<n>" (shared DDR for
- * compute buffers and the KV cache, kept mapped) and "HTP<n>-REPACK" (weights; flat copies until the tiled
- * formats land). Tensors that live elsewhere are copied into shared DDR around each request (weights once).
+ * compute buffers and the KV cache, kept mapped) and "HTP<n>-REPACK" (weights, tiled; mapped while a request
+ * uses them). Tensors that live elsewhere are copied into shared DDR around each request (weights once).
  *
  * Environment (read once, at the first device open; a bad value fails the open):
  *   VNPU_NDEV      devices HTP0..NDEV-1 that exist (1..16, default 1)
  *   VNPU_NHVX      NPU worker threads per session (1..10; default min(host cores, the target's HVX contexts))
  *   VNPU_ARCH      v73, v75, v79 (default), v81: the target and the NPU library loaded
  *   VNPU_HOSTBUF   1: weights go to the plain HTP<n> buffer type instead of HTP<n>-REPACK
- *   VNPU_VERBOSE   1: one line per op supported (with the reason when not) and per op executed; 2: also the
- *                  requests
- *   VNPU_PROFILE   1: per-op NPU and host times, summed per op at device free; 2: also one line per op
+ *   VNPU_MBUF_MB   MiB of the largest HTP buffer (1..4096, default 1024, GGML_HEXAGON_MBUF); a third of the
+ *                  window and the arch's largest mapping cap it too (htp_buffer_max_size), so weights come in
+ *                  several buffers
+ *   VNPU_VERBOSE   1: one line per op supported (with the reason when not) and per op executed, and the window's
+ *                  maps, unmaps and defragmentations per request; 2: also the requests and the NPU's map lines
+ *   VNPU_PROFILE   1: per-op NPU and host times and the window's counts, summed at device free; 2: also one line
+ *                  per op
  *   VNPU_OPSTAGE   bits: 0x1 send ops to the NPU, 0x2 compute them (clear: DMA only, HTP_OP_SKIP_COMPUTE);
  *                  default 0x3
  *   VNPU_OPFILTER  a POSIX extended regex (case-insensitive): ops whose name matches stay off the NPU
  *   VNPU_TRACE     a file: every device traces into it, as vnpu_htp_device_trace (the --trace of the tools)
  *   VNPU_MM_PATH   auto (default: MUL_MAT on HMX for batches, htp-prep-matmul-hmx.c's rule), hmx (wherever it can
  *                  run), hvx (never HMX)
- * (VNPU_DMA_STRICT and VNPU_WINDOW_MB are the platform's, src/vdsp/vdsp.h.)
+ * (VNPU_DMA_STRICT and VNPU_WINDOW_MB, the window: 3200 MiB from v75, 3000 MiB on v73, are the platform's,
+ * src/vdsp/vdsp.h.)
  */
 #ifndef VNPU_HTP_HOST_H
 #define VNPU_HTP_HOST_H

@@ -1,9 +1,9 @@
 /*
  * graph_compute of the HTP devices: a run of nodes becomes requests (src/htp/htp-msg.h). Each node is one
  * NPU op (an RMS_NORM followed by a MUL of it, two nodes, one RMS_NORM_MUL) whose operands become tensor
- * descriptors, deduplicated, over at most HTP_MAX_BUFS distinct buffers; a node that would overflow a
- * request (buffers, tensors, ops) sends what is built first. A failed request stops the graph with
- * VNPU_STATUS_DEVICE and an error naming the op, its node and the NPU's message.
+ * descriptors, deduplicated, over at most HTP_MAX_BUFS distinct buffers that fit the session window together; a
+ * node that would overflow a request (buffers, window, tensors, ops) sends what is built first. A failed request stops
+ * the graph with VNPU_STATUS_DEVICE and an error naming the op, its node and the NPU's message.
  *
  * The block layout is fixed (htp_request_size): every area at the offset its maximum count needs, so a
  * request is written in place in shared DDR with no copy.
@@ -184,6 +184,10 @@ static enum vnpu_status batch_add(struct htp_batch *b, const struct vnpu_tensor 
 
     struct htp_operand o[HTP_MAX_SRC + HTP_MAX_DST];
     uint32_t n_new_bufs = 0;
+    uint64_t sizes[HTP_MAX_BUFS + HTP_MAX_SRC + HTP_MAX_DST]; /* the request's distinct buffers with this op's */
+    for (uint32_t i = 0; i < b->req->n_bufs; i++) {
+        sizes[i] = b->bufs[i].size;
+    }
     for (int j = 0; j < HTP_MAX_SRC + HTP_MAX_DST; j++) {
         o[j].t = j < HTP_MAX_SRC ? src[j] : dst[j - HTP_MAX_SRC];
         if (!o[j].t) {
@@ -198,10 +202,17 @@ static enum vnpu_status batch_add(struct htp_batch *b, const struct vnpu_tensor 
         for (int k = 0; k < j && !seen; k++) {
             seen = o[k].t && o[k].buf == o[j].buf;
         }
-        n_new_bufs += !seen;
+        if (!seen) {
+            sizes[b->req->n_bufs + n_new_bufs++] = o[j].buf->size;
+        }
     }
-    *full = b->req->n_ops == HTP_MAX_OPS || b->req->n_bufs + n_new_bufs > HTP_MAX_BUFS ||
-            b->req->n_tensors + HTP_MAX_SRC + HTP_MAX_DST > HTP_MAX_TENSORS;
+    /* The NPU maps a request's buffers all at once (src/htp/main.c), so they must fit the window together, as
+     * upstream's batches keep their distinct buffers within max_vmem: with a model's weights in several buffers, a
+     * request spanning every layer would not. One op that does not fit alone is sent anyway, and the NPU's error
+     * names the sizes. */
+    *full = b->req->n_ops > 0 && (b->req->n_ops == HTP_MAX_OPS || b->req->n_bufs + n_new_bufs > HTP_MAX_BUFS ||
+                                  b->req->n_tensors + HTP_MAX_SRC + HTP_MAX_DST > HTP_MAX_TENSORS ||
+                                  !vdsp_session_window_fits(d->session, sizes, b->req->n_bufs + n_new_bufs));
     if (*full) {
         return VNPU_STATUS_OK;
     }
@@ -253,6 +264,13 @@ static void batch_report(struct htp_batch *b, double t_send, double t_recv) {
     if (d->cfg->profile) {
         d->prof_requests++;
         d->prof_host_us += t_recv - t_send;
+        d->prof_mapped += req->rsp.n_mapped;
+        d->prof_unmapped += req->rsp.n_unmapped;
+        d->prof_defrags += req->rsp.n_defrags;
+    }
+    if (d->cfg->verbose && (req->rsp.n_mapped || req->rsp.n_unmapped || req->rsp.n_defrags)) {
+        htp_config_print("vnpu-htp: %s request %u: window: %u buffers mapped, %u unmapped, %u defragmentations",
+                         d->name, req->id, req->rsp.n_mapped, req->rsp.n_unmapped, req->rsp.n_defrags);
     }
     if (d->cfg->verbose > 1) {
         htp_config_print("vnpu-htp: %s request %u: %u ops, %u buffers, %u tensors, %.1f us (NPU %u us)", d->name,

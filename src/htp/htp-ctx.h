@@ -25,7 +25,7 @@ struct htp_mapping {
     int32_t fd;
     uint32_t devaddr; /* its device address */
     uint64_t size;    /* bytes mapped */
-    bool pinned;      /* HTP_BUF_PINNED: unmapped to make room only after every unpinned one */
+    bool pinned;      /* HTP_BUF_PINNED: unmapped to make room only after every unpinned one (main.c) */
 };
 
 /* This device's place among the devices sharing an op (mdev); count 1 when it runs ops alone. */
@@ -49,6 +49,7 @@ struct htp_ctx {
 
     struct htp_mapping maps[HTP_MAX_MAPPINGS];
     uint32_t n_maps;
+    uint32_t n_mapped, n_unmapped, n_defrags; /* this request's (htp_rsp) */
 };
 
 /* One op as its kernel sees it. */

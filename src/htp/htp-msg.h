@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#define HTP_MSG_VERSION    4
+#define HTP_MSG_VERSION    5
 #define HTP_MAX_BUFS       16   /* distinct buffers per request (HTP_OP_MAX_BUFS) */
 #define HTP_MAX_TENSORS    8192 /* u16 indices */
 #define HTP_MAX_OPS        1024 /* ops per request (GGML_HEXAGON_OPBATCH's default) */
@@ -91,7 +91,7 @@ enum htp_op {
 };
 
 /* Buffer flags. */
-#define HTP_BUF_PINNED 1u /* keep mapped across requests (KV cache, compute buffers) */
+#define HTP_BUF_PINNED 1u /* keep mapped across requests (KV cache, compute buffers); weights are unpinned */
 #define HTP_BUF_UNMAP  2u /* the host is freeing it: unmap it if mapped; no tensor of the request may use it */
 
 struct htp_buf_desc {
@@ -158,7 +158,11 @@ struct htp_rsp {
     uint64_t cycles;
     uint64_t cycles_start;              /* the NPU cycle counter when the request started: the trace records' base */
     uint32_t n_trace[HTP_MAX_NTHREADS]; /* trace records written per thread */
-    char message[HTP_STATUS_MSG_LEN];   /* why it failed, NUL-terminated */
+    uint32_t n_mapped;                  /* buffers the request mapped into the window (src/htp/main.c's rules) */
+    uint32_t n_unmapped;                /* mappings it dropped to make room (or for HTP_BUF_UNMAP) */
+    uint32_t n_defrags;                 /* times it defragmented the window (dropped its own unpinned mappings) */
+    uint32_t pad;
+    char message[HTP_STATUS_MSG_LEN]; /* why it failed, NUL-terminated */
 };
 
 /* Request flags. */

@@ -86,7 +86,8 @@ struct vnpu_model {
      * types and its contexts share them (one session per NPU device for the model and all its contexts). */
     struct vnpu_device *devs[LLAMA_MAX_DEVICES];
     int n_devs;
-    struct vnpu_buffer *weight_bufs[LLAMA_MAX_DEVICES]; /* device buffers holding placed weights (model.c) */
+    struct vnpu_buffer **weight_bufs; /* device buffers holding placed weights (model.c): several per buffer type when
+                                         the weights pass its max size */
     int n_weight_bufs;
 };
 

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 /* The ABI between a session and its NPU library; bump on any change to this header. */
-#define VDSP_DEVICE_ABI 3
+#define VDSP_DEVICE_ABI 4
 
 /* Status of a guarded call (vdsp_call_guarded). */
 enum vdsp_fault {
@@ -56,11 +56,16 @@ uint8_t *vdsp_window_base(struct vdsp_device *dev);
 
 /* Map the shared buffer fd (size bytes) into the window: *devaddr gets its device address, page aligned,
  * never 0, with an inaccessible guard page after the mapping. 0 on success, -1 when the window has no room
- * (the caller unmaps and retries, the sliding window of the seed) or, logged, when fd is not a buffer of
- * at least size bytes. */
+ * (the caller unmaps and retries, the sliding window of the seed), -2 (logged) when fd is not a buffer of at
+ * least size bytes or size is more than vdsp_mmap_max (HAP_mmap refuses it: no unmap makes room). */
 int vdsp_mmap(struct vdsp_device *dev, int fd, size_t size, uint32_t *devaddr);
 /* Unmap what vdsp_mmap mapped at devaddr; later accesses fault. */
 void vdsp_munmap(struct vdsp_device *dev, uint32_t devaddr);
+/* Bytes of the window (device addresses 0 .. size - 1; page 0 is never mapped, each mapping is followed by a
+ * guard page). */
+size_t vdsp_window_size(struct vdsp_device *dev);
+/* Bytes one vdsp_mmap may map: HAP_mmap's limit on the arch (2 GiB on v73), vdsp_mmap refuses more. */
+size_t vdsp_mmap_max(struct vdsp_device *dev);
 
 /* VTCM: one region of vdsp_vtcm_size bytes, 2048-byte aligned, guarded (accesses past either end fault). */
 uint8_t *vdsp_vtcm_base(struct vdsp_device *dev);

@@ -48,7 +48,7 @@ struct vdsp_session {
 };
 
 /* VNPU_WINDOW_MB: 1..4096, or unset. */
-static enum vnpu_status env_window(uint32_t id, size_t *size) {
+static enum vnpu_status env_window(size_t *size) {
     const char *env = getenv("VNPU_WINDOW_MB");
     if (!env || !*env) {
         return VNPU_STATUS_OK;
@@ -56,11 +56,21 @@ static enum vnpu_status env_window(uint32_t id, size_t *size) {
     char *end;
     const unsigned long mb = strtoul(env, &end, 10);
     if (*end != '\0' || env[0] == '-' || mb == 0 || mb > 4096) {
-        vnpu_log_error("HTP%u: VNPU_WINDOW_MB='%s', expected 1..4096 (MiB of 32-bit address window)", id, env);
+        vnpu_log_error("VNPU_WINDOW_MB='%s', expected 1..4096 (MiB of 32-bit address window)", env);
         return VNPU_STATUS_BAD_ARG;
     }
     *size = (size_t) mb << 20;
     return VNPU_STATUS_OK;
+}
+
+enum vnpu_status vdsp_window_size_default(enum vdsp_arch arch, size_t *size) {
+    struct vdsp_target target;
+    if (!vdsp_target_get(arch, &target)) {
+        vnpu_log_error("arch %u is not modelled (v73, v75, v79, v81)", (unsigned) arch);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    *size = target.window_size;
+    return env_window(size);
 }
 
 /* VNPU_DMA_STRICT: 0, 1 or unset. */
@@ -239,7 +249,7 @@ enum vnpu_status vdsp_session_open(const struct vdsp_session_params *params, str
                                     .n_threads = params->n_threads,
                                     .window_size = target.window_size,
                                     .dma_strict = params->dma_strict};
-    enum vnpu_status st = env_window(id, &dp.window_size);
+    enum vnpu_status st = env_window(&dp.window_size);
     if (st == VNPU_STATUS_OK) {
         st = env_strict(id, &dp.dma_strict);
     }
@@ -328,6 +338,10 @@ const struct vdsp_target *vdsp_session_target(const struct vdsp_session *s) {
 
 size_t vdsp_session_window_size(const struct vdsp_session *s) {
     return s->dev->window_size;
+}
+
+bool vdsp_session_window_fits(const struct vdsp_session *s, const uint64_t *sizes, uint32_t n) {
+    return vdsp_window_fits(s->dev, sizes, n);
 }
 
 bool vdsp_session_faulted(const struct vdsp_session *s) {
