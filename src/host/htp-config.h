@@ -35,7 +35,13 @@ struct htp_config {
     const char *opfilter_s; /* its text */
     const char *trace;      /* VNPU_TRACE: every device's requests traced into this file, or NULL */
     uint32_t mm_path;       /* VNPU_MM_PATH: enum htp_mm_path (auto, hvx, hmx; default auto) */
+    uint32_t fence_timeout_ms; /* VNPU_FENCE_TIMEOUT_MS: a row-split group's barrier wait for a peer (1..3600000) */
 };
+
+/* VNPU_FENCE_TIMEOUT_MS's default: longer than any op of a model this host runs takes on its slowest member (the
+ * 1B model's largest MUL_MAT, four sessions on two cores, is below a second), so only a device that stopped
+ * answering reaches it. */
+#define HTP_FENCE_TIMEOUT_MS_DEFAULT 30000u
 
 /* The parsed environment; VNPU_STATUS_BAD_ARG (logged once per call, naming the variable and its range)
  * when a variable is malformed. Thread-safe; parsed on the first call. */
