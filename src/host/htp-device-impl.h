@@ -127,8 +127,8 @@ void htp_stage_forget(struct htp_device *d, struct htp_device *const *mappers, u
  * each request once (supports_op, kernel_params, staging are its), and every member gets a copy with its mdev_idx. */
 struct htp_group {
     struct vnpu_device base;
-    char name[64]; /* as written: "HTP0[0-1]" */
-    uint32_t n;    /* members, 1..HTP_MAX_MDEV */
+    char name[64];                             /* as written: "HTP0[0-1]" */
+    uint32_t n;                                /* members, 1..HTP_MAX_MDEV */
     struct htp_device *members[HTP_MAX_MDEV];  /* members[k] is mdev k, in the order the list gives */
     struct htp_device *by_index[HTP_MAX_MDEV]; /* the same by ascending index: the order their locks are taken */
     struct vdsp_buffer *fence;                 /* the fence slots, one per member (htp-fence.h rule 1), pinned */
@@ -211,8 +211,7 @@ struct htp_batch;
 
 /* The graph_compute of device d, or of group g (d is then g->members[0]; the caller holds every member's lock):
  * each request built once and sent to every member. */
-enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, struct vnpu_tensor **nodes,
-                                   int n_nodes);
+enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, struct vnpu_tensor **nodes, int n_nodes);
 /* Bytes of the request block: header, HTP_MAX_BUFS buffers, HTP_MAX_TENSORS tensors, HTP_MAX_OPS ops
  * and profiles, and the trace area of n_threads threads. */
 size_t htp_request_size(uint32_t n_threads);

@@ -379,8 +379,7 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
     return st;
 }
 
-enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, struct vnpu_tensor **nodes,
-                                   int n_nodes) {
+enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, struct vnpu_tensor **nodes, int n_nodes) {
     if (!(d->cfg->opstage & HTP_OPSTAGE_QUEUE)) {
         return VNPU_STATUS_OK; /* VNPU_OPSTAGE: ops claimed, never sent */
     }

@@ -9,9 +9,9 @@
  * and on the other workers, HVX_COMP spans (args.info: the block index) and DMA spans (a wait in a pop;
  * args.info: the pop's ordinal). A row-split group's members are their own processes, and worker 0 of each shows, in
  * each op span, a FENCE span per barrier wait (args.info: its sequence number, low 15 bits) and an L2FLUSH span
- * for the dirty-tensor flush before the post-op barrier (args.info: the op index). NPU records carry 32-bit cycles: each thread's are unwrapped from the
- * request's start cycle and converted at the target clock, then placed after the host time the request
- * was sent. Spans a full record area cut short are closed at the thread's last timestamp.
+ * for the dirty-tensor flush before the post-op barrier (args.info: the op index). NPU records carry 32-bit cycles:
+ * each thread's are unwrapped from the request's start cycle and converted at the target clock, then placed after the
+ * host time the request was sent. Spans a full record area cut short are closed at the thread's last timestamp.
  */
 #include "htp-device-impl.h"
 #include "htp-ops.h"

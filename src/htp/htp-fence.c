@@ -27,6 +27,12 @@ static bool fence_is_error(const struct htp_fence *f, uint32_t seq, uint32_t sta
     return status != HTP_STATUS_OK && (int32_t) (seq - f->base) > 0;
 }
 
+/* Whether a slot's (peer, status) ends the barrier at seq with the peer's error (rule 6): an error at seq, or at a
+ * barrier before it that the peer did not get past; an error after seq means the peer passed this barrier. */
+static bool fence_ends_barrier(const struct htp_fence *f, uint32_t seq, uint32_t peer, uint32_t status) {
+    return fence_is_error(f, peer, status) && (int32_t) (peer - seq) <= 0;
+}
+
 /* "HTP<n> (mdev d)": the device the host wrote into slot d (rule 1). */
 static void fence_msg_device(struct htp_msg *m, const struct htp_fence *f, uint32_t d) {
     htp_msg_str(m, "HTP");
@@ -60,7 +66,7 @@ uint32_t htp_fence_barrier(const struct htp_fence *f, uint32_t seq, uint32_t sta
                 continue;
             }
             fence_read(f, d, &peer, &peer_st);
-            if (fence_is_error(f, peer, peer_st)) { /* rule 6 */
+            if (fence_ends_barrier(f, seq, peer, peer_st)) { /* rule 6 */
                 fence_msg_barrier(m, what, seq);
                 fence_msg_device(m, f, d);
                 htp_msg_str(m, " failed at seq ");

@@ -17,8 +17,11 @@
  *     (int32_t) (peer - seq) >= 0, so the numbering wraps around 2^32.
  *  5. A device arriving with an error status writes it and returns it at once: its slot unblocks the others, and
  *     it has nothing to wait for.
- *  6. A peer whose slot shows an error at any barrier of this request ((int32_t) (peer - base) > 0) ends the wait
- *     with that error, whichever barrier it failed at; errors at or before base are an earlier request's, stale.
+ *  6. A peer whose slot shows an error of this request ((int32_t) (peer - base) > 0) at this barrier or an earlier
+ *     one (a peer that gave up waiting there) ends the wait with that error; a peer whose error is at a later
+ *     barrier has passed this one, and the next barrier meets its error (a device signals no barrier after one that
+ *     failed, so its slot keeps the barrier it stopped at). Errors at or before base are an earlier request's,
+ *     stale.
  *  7. A wait spins briefly, then sleeps on the missing peer's seq word (vdsp_futex_wait_shared, at most
  *     HTP_FENCE_NAP_US at a time), woken by the writer; a peer that has not arrived within timeout_us ends the
  *     barrier with HTP_STATUS_FENCE_TIMEOUT naming it, written to the device's own slot so the others end too.
@@ -34,10 +37,10 @@
 
 #include <stdint.h>
 
-#define HTP_FENCE_SLOT_SIZE 128u /* one L2 line (HEX_L2_LINE_SIZE) */
-#define HTP_FENCE_SPINS     256u /* polls before sleeping: a peer a few microseconds behind is met without a syscall */
-#define HTP_FENCE_NAP_US    1000u /* longest sleep between polls: a wake that raced the sleep costs at most this */
-#define HTP_FENCE_STALL_TIMEOUTS 4u /* HTP_REQ_INJECT_STALL waits at most this many timeouts for a peer's error */
+#define HTP_FENCE_SLOT_SIZE      128u /* one L2 line (HEX_L2_LINE_SIZE) */
+#define HTP_FENCE_SPINS          256u /* polls before sleeping: a peer a few microseconds behind is met without a syscall */
+#define HTP_FENCE_NAP_US         1000u /* longest sleep between polls: a wake that raced the sleep costs at most this */
+#define HTP_FENCE_STALL_TIMEOUTS 4u    /* HTP_REQ_INJECT_STALL waits at most this many timeouts for a peer's error */
 
 /* A session's view of its group's fences for one request. */
 struct htp_fence {

@@ -40,10 +40,10 @@ enum htp_status {
     HTP_STATUS_NO_SUPPORT = 3,
     HTP_STATUS_INVAL_PARAMS = 4,
     HTP_STATUS_VTCM_TOO_SMALL = 5,
-    HTP_STATUS_FAULT = 6,    /* a memory fault or a DMA descriptor outside VTCM / the window */
-    HTP_STATUS_DMA_LEAK = 7, /* strict DMA: an op ended with pushes never popped */
-    HTP_STATUS_DMA_FULL = 8, /* a push found its thread's DMA queue full (dma-queue.h): the op's plan keeps more in
-                                flight than a queue holds; the op fails, the session serves on */
+    HTP_STATUS_FAULT = 6,         /* a memory fault or a DMA descriptor outside VTCM / the window */
+    HTP_STATUS_DMA_LEAK = 7,      /* strict DMA: an op ended with pushes never popped */
+    HTP_STATUS_DMA_FULL = 8,      /* a push found its thread's DMA queue full (dma-queue.h): the op's plan keeps more in
+                                     flight than a queue holds; the op fails, the session serves on */
     HTP_STATUS_FENCE_TIMEOUT = 9, /* a device of the group did not arrive at a barrier within fence_timeout_us
                                      (htp-fence.h; the real backend says INTERNAL_ERR) */
 };
@@ -169,10 +169,10 @@ struct htp_rsp {
 };
 
 /* Request flags. */
-#define HTP_REQ_PROFILE     1u /* fill htp_op_prof */
-#define HTP_REQ_TRACE       2u /* fill the trace area */
-#define HTP_REQ_INJECT_LOAD 4u /* fault injection (tests): in op 0, a worker loads from device address 0 */
-#define HTP_REQ_INJECT_DMA  8u /* fault injection (tests): in op 0, a worker pushes a DMA row ending past VTCM */
+#define HTP_REQ_PROFILE      1u /* fill htp_op_prof */
+#define HTP_REQ_TRACE        2u /* fill the trace area */
+#define HTP_REQ_INJECT_LOAD  4u /* fault injection (tests): in op 0, a worker loads from device address 0 */
+#define HTP_REQ_INJECT_DMA   8u /* fault injection (tests): in op 0, a worker pushes a DMA row ending past VTCM */
 /* Fault injection (tests): in op 0 the device does not arrive at the pre-op barrier; it waits, without signalling,
  * until a peer reports the timeout (htp-fence.h), as a device that stopped answering would. */
 #define HTP_REQ_INJECT_STALL 16u

@@ -489,6 +489,7 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
         }
         st = htp_fence_barrier(f, htp_fence_seq_pre(f, i), st, "pre-op barrier", m);
     }
+    const bool met = st == HTP_STATUS_OK; /* htp-fence.h rule 6: after a failed barrier, no later one is signalled */
     uint32_t flush_lines = 0;
     if (st == HTP_STATUS_OK) {
         st = inject ? op_inject(ctx, inject) : HTP_STATUS_OK;
@@ -505,8 +506,9 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
                                                            : "kernel_params or shapes rejected by the kernel");
         }
     }
-    if (group) { /* rule 8: the op's lines in DDR before the post-op barrier signals */
-        flush_lines = st == HTP_STATUS_OK ? htp_dcache_flush_dirty_tensors(&ctx->trace[0], octx.dst, HTP_MAX_DST, i) : 0;
+    if (group && met) { /* rule 8: the op's lines in DDR before the post-op barrier signals */
+        flush_lines =
+            st == HTP_STATUS_OK ? htp_dcache_flush_dirty_tensors(&ctx->trace[0], octx.dst, HTP_MAX_DST, i) : 0;
         st = htp_fence_barrier(f, htp_fence_seq_post(f, i), st, "post-op barrier", m);
     }
     htp_trace_stop(&ctx->trace[0], HTP_TRACE_OP, i);

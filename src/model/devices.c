@@ -42,8 +42,7 @@ static bool members_unused(const char *list, struct vnpu_device *dev, bool used[
     const uint32_t n = vnpu_htp_device_members(dev, idx);
     for (uint32_t k = 0; k < n; k++) {
         if (used[idx[k]]) {
-            vnpu_log_error("device list '%s': HTP%u appears twice (a session is one device of the list)", list,
-                           idx[k]);
+            vnpu_log_error("device list '%s': HTP%u appears twice (a session is one device of the list)", list, idx[k]);
             return false;
         }
         used[idx[k]] = true;
@@ -144,12 +143,13 @@ enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode
                 cpu = true;
             } else if (vnpu_htp_device_parse(p, len, &index)) {
                 first = n_members++ ? first : index;
-                len_members += (size_t) snprintf(members + len_members, size - len_members, "%s%u",
-                                                 len_members ? "," : "", index);
+                len_members +=
+                    (size_t) snprintf(members + len_members, size - len_members, "%s%u", len_members ? "," : "", index);
             } else {
-                vnpu_log_error("device list '%s': split mode row groups the listed HTP<n> devices, and '%.*s' is not "
-                               "one (a group HTP<a>[...] is split by rows already; -sm layer splits layers over groups)",
-                               list, (int) len, p);
+                vnpu_log_error(
+                    "device list '%s': split mode row groups the listed HTP<n> devices, and '%.*s' is not "
+                    "one (a group HTP<a>[...] is split by rows already; -sm layer splits layers over groups)",
+                    list, (int) len, p);
                 st = VNPU_STATUS_BAD_ARG;
                 break;
             }
