@@ -113,9 +113,41 @@ struct htp_device {
     bool tracing; /* the process's trace file (htp-trace-export.c) gets this device's requests */
 };
 
+/* Reopen d's session if a request faulted it (the caller holds d->lock). Errors: the platform's. */
+enum vnpu_status htp_device_ready(struct htp_device *d);
+
 /* Send the request in d->req (size bytes) and wait: reopens a faulted session first. Errors:
  * VNPU_STATUS_DEVICE (session lost), the platform's. The request's own status is in its block. */
 enum vnpu_status htp_device_call(struct htp_device *d, size_t size);
+
+/* An unmap-only request for buf on d (the caller holds d->lock); nothing when d's session is faulted (it is
+ * reopened empty). */
+void htp_device_unmap(struct htp_device *d, const struct vdsp_buffer *buf);
+
+/* When d's stage keeps a weight copy of host memory [base, base + size), unmap every weight chunk of it from the n
+ * devices mappers (d, or the members of d's group, which map d's chunks too) and drop the copies (the caller holds
+ * their locks). */
+void htp_stage_forget(struct htp_device *d, struct htp_device *const *mappers, uint32_t n, const void *base,
+                      size_t size);
+
+/* ---- row-split groups (htp-group.c) ---- */
+
+/* A group device, "HTP0[0-1]" (vnpu_htp_group_get): one vnpu_device whose every op runs on all its members'
+ * sessions, each computing its partition of the output (mdev), meeting at the fences of src/htp/htp-fence.h. The
+ * members are the HTP<n> device objects (their sessions, request blocks, registry references); members[0] builds
+ * each request once (supports_op, kernel_params, staging are its), and every member gets a copy with its mdev_idx. */
+struct htp_group {
+    struct vnpu_device base;
+    char name[64];                             /* as written: "HTP0[0-1]" */
+    uint32_t n;                                /* members, 1..HTP_MAX_MDEV */
+    struct htp_device *members[HTP_MAX_MDEV];  /* members[k] is mdev k, in the order the list gives */
+    struct htp_device *by_index[HTP_MAX_MDEV]; /* the same by ascending index: the order their locks are taken */
+    struct vdsp_buffer *fence;                 /* the fence slots, one per member (htp-fence.h rule 1), pinned */
+    uint32_t seq;                              /* fence_seq of the next request (htp-fence.h rule 3) */
+};
+
+bool htp_group_is(const struct vnpu_device *dev);
+struct htp_group *htp_group_of(struct vnpu_device *dev);
 
 /* Tell every open session that the buffer with this fd is going away (HTP_BUF_UNMAP). */
 void htp_devices_unmap(const struct vdsp_buffer *buf);
@@ -188,8 +220,9 @@ extern const struct htp_op_family htp_family_flash_attn;
 
 struct htp_batch;
 
-/* The device's graph_compute. */
-enum vnpu_status htp_graph_compute(struct htp_device *d, struct vnpu_tensor **nodes, int n_nodes);
+/* The graph_compute of device d, or of group g (d is then g->members[0]; the caller holds every member's lock):
+ * each request built once and sent to every member. */
+enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, struct vnpu_tensor **nodes, int n_nodes);
 /* Bytes of the request block: header, HTP_MAX_BUFS buffers, HTP_MAX_TENSORS tensors, HTP_MAX_OPS ops
  * and profiles, and the trace area of n_threads threads. */
 size_t htp_request_size(uint32_t n_threads);

@@ -27,6 +27,8 @@
  *   VNPU_TRACE     a file: every device traces into it, as vnpu_htp_device_trace (the --trace of the tools)
  *   VNPU_MM_PATH   auto (default: MUL_MAT on HMX for batches, htp-prep-matmul-hmx.c's rule), hmx (wherever it can
  *                  run), hvx (never HMX)
+ *   VNPU_FENCE_TIMEOUT_MS  a row-split group's barrier waits this long for a member before it fails the op naming
+ *                  the member (1..3600000, default 30000; src/htp/htp-fence.h)
  * (VNPU_DMA_STRICT and VNPU_WINDOW_MB, the window: 3200 MiB from v75, 3000 MiB on v73, are the platform's,
  * src/vdsp/vdsp.h.)
  */
@@ -70,10 +72,24 @@ struct vnpu_buffer_type *vnpu_htp_weight_buffer_type(uint32_t index);
  * file). A device already tracing keeps its file. */
 enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path);
 
-/* Fault injection for tests: the next request carries flags (HTP_REQ_INJECT_*, src/htp/htp-msg.h). */
+/* Fault injection for tests: the next request carries flags (HTP_REQ_INJECT_*, src/htp/htp-msg.h); on a group,
+ * every member's (inject on a member's own HTP<m> device to fault one). */
 void vnpu_htp_device_inject(struct vnpu_device *dev, uint32_t flags);
 
-/* True when dev is an HTP device. */
+/* True when dev is an HTP device or a group of them. */
 bool vnpu_htp_device_is(const struct vnpu_device *dev);
+
+/* The device numbers (the n of HTP<n>) of HTP device dev into index[], HTP_MAX_MDEV (16) room: one, or a group's
+ * members in mdev order; returns how many. */
+uint32_t vnpu_htp_device_members(struct vnpu_device *dev, uint32_t *index);
+
+/* Whether name (len bytes) is a group, "HTP<a>[<list>]": then the group's device, opened with its members (row
+ * split: every op of the graph runs on the sessions of HTP<m> for each member m, each computing its partition of
+ * the output rows, synchronized by fences; llama.cpp's Hexagon backend spells it so). The list is comma-separated
+ * device numbers and ranges, "0-1", "0-3", "0,2", each member existing (< VNPU_NDEV) and named once, a the first
+ * member. The group's buffer types are HTP<a>'s; every member maps its buffers. A separate object per get (its own
+ * fences), its members shared with every other holder of HTP<m>. Errors: VNPU_STATUS_BAD_ARG (the grammar, a member
+ * past VNPU_NDEV or named twice: what and where), the members' open errors. */
+enum vnpu_status vnpu_htp_group_get(const char *name, size_t len, struct vnpu_device **out);
 
 #endif /* VNPU_HTP_HOST_H */

@@ -31,6 +31,7 @@ struct htp_copy {
 
 struct htp_batch {
     struct htp_device *d;
+    struct htp_group *group; /* NULL, or the group d builds for: every member gets the request */
     struct htp_req *req;
     struct htp_buf_desc *bufs;
     struct htp_tensor_desc *tensors;
@@ -94,6 +95,17 @@ static void batch_begin(struct htp_batch *b) {
     b->send_now = false;
     memset(b->hash, 0, sizeof(b->hash));
     htp_stage_reset(&b->d->stage);
+    b->req->fence_bi = HTP_NO_FENCE;
+    const struct htp_group *g = b->group;
+    if (g && g->n > 1) { /* the fences: buffer 0, pinned, mapped by every member (htp-fence.h rule 1) */
+        b->req->mdev_count = g->n;
+        b->req->fence_bi = 0;
+        b->req->fence_off = 0;
+        b->req->fence_timeout_us = b->d->cfg->fence_timeout_ms * 1000u;
+        b->req->n_bufs = 1;
+        b->vbufs[0] = g->fence;
+        b->bufs[0] = (struct htp_buf_desc){.fd = g->fence->fd, .flags = HTP_BUF_PINNED, .size = g->fence->size};
+    }
 }
 
 /* Where each operand lives, before anything is committed to the request. */
@@ -278,9 +290,70 @@ static void batch_report(struct htp_batch *b, double t_send, double t_recv) {
     }
 }
 
+/* Device d's part of a request's flags (its profile, its trace, what it injects: once) into req. */
+static void request_flags(struct htp_device *d, struct htp_req *req) {
+    req->flags = (d->cfg->profile ? HTP_REQ_PROFILE : 0) | (d->tracing ? HTP_REQ_TRACE : 0) | d->inject;
+    req->n_trace = d->tracing ? HTP_TRACE_RECORDS : 0;
+    d->inject = 0;
+}
+
+/* The error line of a failed answer req (of device who; member: the group member that answered it, or NULL). */
+static void batch_log_failure(const struct htp_batch *b, const char *who, const struct htp_device *member,
+                              const struct htp_req *req) {
+    const uint32_t k = req->rsp.failed_op < req->n_ops ? req->rsp.failed_op : 0;
+    const bool fused = b->op_first[k] != b->op_node[k];
+    char in[64] = "";
+    if (member) {
+        snprintf(in, sizeof(in), " on %s (mdev %u of %u)", member->name, req->mdev_idx, req->mdev_count);
+    }
+    vnpu_log_error("%s: request %u failed at op %u, %s of node%s '%s'%s%s%s%s: NPU status %u: %.*s", who, req->id, k,
+                   htp_op_name(b->ops[k].opcode), fused ? "s" : "", b->op_first[k]->name, fused ? " and '" : "",
+                   fused ? b->op_node[k]->name : "", fused ? "'" : "", in, req->rsp.status, HTP_STATUS_MSG_LEN,
+                   req->rsp.message);
+}
+
+/* Send the request built in g->members[0]'s block to every member at once, each a copy with its mdev_idx, flags
+ * and the group's fence base, and wait for all (size bytes of block). The next request's base follows this one's
+ * barriers, two per op (htp-fence.h rule 3), whatever the answers: a failed request's slots are stale to the next.
+ * Errors: the first member's that could not be served (its session lost). */
+static enum vnpu_status group_send(struct htp_group *g, size_t size) {
+    const struct htp_req *r0 = g->members[0]->req->host;
+    struct vdsp_call calls[HTP_MAX_MDEV];
+    bool queued[HTP_MAX_MDEV] = {false};
+    enum vnpu_status st = VNPU_STATUS_OK;
+    for (uint32_t k = 0; k < g->n; k++) {
+        struct htp_device *m = g->members[k];
+        uint8_t *block = m->req->host;
+        struct htp_req *r = (struct htp_req *) block;
+        if (k > 0) { /* the areas the host wrote; the NPU writes the response, profile and trace of each */
+            const uint8_t *b0 = (const uint8_t *) r0;
+            memcpy(block, b0, sizeof(*r0));
+            memcpy(block + r0->off_bufs, b0 + r0->off_bufs, r0->n_bufs * sizeof(struct htp_buf_desc));
+            memcpy(block + r0->off_tensors, b0 + r0->off_tensors, r0->n_tensors * sizeof(struct htp_tensor_desc));
+            memcpy(block + r0->off_ops, b0 + r0->off_ops, r0->n_ops * sizeof(struct htp_op_desc));
+            request_flags(m, r);
+        }
+        r->mdev_idx = k;
+        r->fence_seq = g->seq;
+        enum vnpu_status sk = htp_device_ready(m);
+        if (sk == VNPU_STATUS_OK) {
+            sk = vdsp_session_submit(m->session, m->req, 0, size, &calls[k]);
+        }
+        queued[k] = sk == VNPU_STATUS_OK;
+        st = st == VNPU_STATUS_OK ? sk : st;
+    }
+    for (uint32_t k = 0; k < g->n; k++) {
+        const enum vnpu_status sk = queued[k] ? vdsp_session_wait(g->members[k]->session, &calls[k]) : st;
+        st = st == VNPU_STATUS_OK ? sk : st;
+    }
+    g->seq += 2 * r0->n_ops;
+    return st;
+}
+
 /* Send the request built so far (nothing when empty) and settle its answer. */
 static enum vnpu_status batch_send(struct htp_batch *b) {
     struct htp_device *d = b->d;
+    struct htp_group *g = b->group;
     struct htp_req *req = b->req;
     if (req->n_ops == 0) {
         return VNPU_STATUS_OK;
@@ -289,20 +362,22 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
         memcpy(b->copies[i].shared, b->copies[i].t->data, b->copies[i].size);
     }
     req->id = ++d->req_id;
-    req->flags = (d->cfg->profile ? HTP_REQ_PROFILE : 0) | (d->tracing ? HTP_REQ_TRACE : 0) | d->inject;
-    req->n_trace = d->tracing ? HTP_TRACE_RECORDS : 0;
-    d->inject = 0;
+    request_flags(d, req);
+    const size_t size = htp_request_size(d->n_threads);
     const double t_send = now_us();
-    enum vnpu_status st = htp_device_call(d, htp_request_size(d->n_threads));
+    enum vnpu_status st = g ? group_send(g, size) : htp_device_call(d, size);
     const double t_recv = now_us();
-    if (st == VNPU_STATUS_OK && req->rsp.status != HTP_STATUS_OK) {
-        const uint32_t k = req->rsp.failed_op < req->n_ops ? req->rsp.failed_op : 0;
-        const bool fused = b->op_first[k] != b->op_node[k];
-        vnpu_log_error("%s: request %u failed at op %u, %s of node%s '%s'%s%s%s: NPU status %u: %s", d->name, req->id,
-                       k, htp_op_name(b->ops[k].opcode), fused ? "s" : "", b->op_first[k]->name, fused ? " and '" : "",
-                       fused ? b->op_node[k]->name : "", fused ? "'" : "", req->rsp.status, req->rsp.message);
-        st = VNPU_STATUS_DEVICE;
+    const uint32_t n_members = g ? g->n : 1;
+    bool failed = false;
+    for (uint32_t k = 0; st == VNPU_STATUS_OK && k < n_members; k++) {
+        const struct htp_device *m = g ? g->members[k] : d;
+        const struct htp_req *r = m->req->host;
+        if (r->rsp.status != HTP_STATUS_OK) {
+            batch_log_failure(b, g ? g->name : d->name, g ? m : NULL, r);
+            failed = true;
+        }
     }
+    st = st == VNPU_STATUS_OK && failed ? VNPU_STATUS_DEVICE : st;
     if (st == VNPU_STATUS_OK) {
         for (uint32_t i = 0; i < b->n_copies; i++) {
             if (b->copies[i].out) {
@@ -311,14 +386,18 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
         }
         batch_report(b, t_send, t_recv);
     }
-    if (d->tracing && (st == VNPU_STATUS_OK || req->rsp.status != HTP_STATUS_OK)) {
-        htp_trace_request(d, req, t_send, t_recv, b->op_node);
+    for (uint32_t k = 0; k < n_members; k++) { /* every member's own trace: its FENCE waits show there */
+        struct htp_device *m = g ? g->members[k] : d;
+        const struct htp_req *r = m->req->host;
+        if (m->tracing && (st == VNPU_STATUS_OK || failed)) {
+            htp_trace_request(m, r, t_send, t_recv, b->op_node);
+        }
     }
     batch_begin(b);
     return st;
 }
 
-enum vnpu_status htp_graph_compute(struct htp_device *d, struct vnpu_tensor **nodes, int n_nodes) {
+enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, struct vnpu_tensor **nodes, int n_nodes) {
     if (!(d->cfg->opstage & HTP_OPSTAGE_QUEUE)) {
         return VNPU_STATUS_OK; /* VNPU_OPSTAGE: ops claimed, never sent */
     }
@@ -331,6 +410,7 @@ enum vnpu_status htp_graph_compute(struct htp_device *d, struct vnpu_tensor **no
         d->batch->d = d;
     }
     struct htp_batch *b = d->batch;
+    b->group = g;
     batch_begin(b);
     enum vnpu_status st = VNPU_STATUS_OK;
     for (int i = 0; i < n_nodes && st == VNPU_STATUS_OK; i++) {

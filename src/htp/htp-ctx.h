@@ -6,6 +6,7 @@
 #define VNPU_HTP_CTX_H
 
 #include "dma-queue.h"
+#include "htp-fence.h"
 #include "hex-fastdiv.h"
 #include "htp-msg.h"
 #include "htp-status-msg.h"
@@ -33,6 +34,7 @@ struct htp_mdev {
     uint32_t idx;
     uint32_t count;
     struct fastdiv_values count_div;
+    struct htp_fence fence; /* the group's barriers (count > 1), set per request from its header */
 };
 
 struct htp_ctx {

@@ -21,6 +21,8 @@
 #include "htp-arch.h"
 #include "htp-checked.h"
 #include "htp-ctx.h"
+#include "htp-dcache.h"
+#include "htp-fence.h"
 #include "htp-ops.h"
 #include "htp-status-msg.h"
 #include "htp-tiles.h"
@@ -564,7 +566,17 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
     htp_msg_str(m, "): ");
     const uint32_t prefix = m->len;
     const uint32_t inject = i == 0 ? b->hdr.flags & (HTP_REQ_INJECT_LOAD | HTP_REQ_INJECT_DMA) : 0;
+    const struct htp_fence *f = &ctx->mdev.fence;
+    const bool group = ctx->mdev.count > 1;
     uint32_t st = op_resolve(ctx, b, &octx, m);
+    if (group) { /* input prep done: the pre-op barrier (htp-fence.h) */
+        if (i == 0 && (b->hdr.flags & HTP_REQ_INJECT_STALL)) {
+            (void) htp_fence_wait_error(f, (uint64_t) HTP_FENCE_STALL_TIMEOUTS * f->timeout_us);
+        }
+        st = htp_fence_barrier(f, htp_fence_seq_pre(f, i), st, "pre-op barrier", m);
+    }
+    const bool met = st == HTP_STATUS_OK; /* htp-fence.h rule 6: after a failed barrier, no later one is signalled */
+    uint32_t flush_lines = 0;
     if (st == HTP_STATUS_OK) {
         st = inject ? op_inject(ctx, inject) : HTP_STATUS_OK;
         st = st == HTP_STATUS_OK ? op_dispatch(&octx) : st;
@@ -580,6 +592,11 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
                                                            : "kernel_params or shapes rejected by the kernel");
         }
     }
+    if (group && met) { /* rule 8: the op's lines in DDR before the post-op barrier signals */
+        flush_lines =
+            st == HTP_STATUS_OK ? htp_dcache_flush_dirty_tensors(&ctx->trace[0], octx.dst, HTP_MAX_DST, i) : 0;
+        st = htp_fence_barrier(f, htp_fence_seq_post(f, i), st, "post-op barrier", m);
+    }
     htp_trace_stop(&ctx->trace[0], HTP_TRACE_OP, i);
     if (st == HTP_STATUS_OK) {
         m->len = 0;
@@ -587,10 +604,43 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
     }
     if (b->prof) {
         b->prof[i].usecs = (uint32_t) (vdsp_usecs(ctx->dev) - t0);
-        b->prof[i].pad = 0;
+        b->prof[i].flush_lines = flush_lines;
         b->prof[i].cycles = vdsp_cycles(ctx->dev) - c0;
     }
     return st;
+}
+
+/* ---- the group's fences ---- */
+
+/* The fences of a request with mdev_count > 1 into ctx->mdev.fence: its slots, mdev_count of them from fence_off
+ * of buffer fence_bi, must lie in that buffer (mapped by batch_map), 128-byte aligned (htp-fence.h, rule 1), and
+ * its timeout must not be 0. false, with the message, else. */
+static bool fence_setup(struct htp_ctx *ctx, const struct htp_batch *b, struct htp_msg *m) {
+    const struct htp_req *h = &b->hdr;
+    const uint64_t end = (uint64_t) h->fence_off + (uint64_t) h->mdev_count * HTP_FENCE_SLOT_SIZE;
+    if (h->fence_bi >= h->n_bufs || !b->usable[h->fence_bi] || h->fence_off % HTP_FENCE_SLOT_SIZE != 0 ||
+        end > b->bufs[h->fence_bi].size || h->fence_timeout_us == 0) {
+        htp_msg_str(m, "request layout: fences of ");
+        htp_msg_u64(m, h->mdev_count, 10);
+        htp_msg_str(m, " devices at byte ");
+        htp_msg_u64(m, h->fence_off, 10);
+        htp_msg_str(m, " of buffer ");
+        htp_msg_u64(m, h->fence_bi, 10);
+        htp_msg_str(m, ", timeout ");
+        htp_msg_u64(m, h->fence_timeout_us, 10);
+        htp_msg_str(m, " us: expected 128-byte slots inside a mapped buffer of the request and a timeout");
+        return false;
+    }
+    ctx->mdev.fence = (struct htp_fence){
+        .slots = vdsp_window_base(ctx->dev) + b->devaddr[h->fence_bi] + h->fence_off,
+        .idx = h->mdev_idx,
+        .count = h->mdev_count,
+        .base = h->fence_seq,
+        .timeout_us = h->fence_timeout_us,
+        .dev = ctx->dev,
+        .tr = &ctx->trace[0],
+    };
+    return true;
 }
 
 /* ---- htp_iface ---- */
@@ -685,6 +735,15 @@ static void htp_process(void *npu_ctx, void *block, uint32_t size) {
         ctx->mdev.count = b.hdr.mdev_count;
         ctx->mdev.count_div = fastdiv_init(b.hdr.mdev_count);
         st = batch_map(ctx, &b, &m);
+        if (b.hdr.mdev_count > 1 && st == HTP_STATUS_OK) {
+            st = fence_setup(ctx, &b, &m) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
+        } else if (b.hdr.mdev_count > 1) { /* the peers end at their first barrier instead of waiting it out */
+            char scratch[HTP_STATUS_MSG_LEN];
+            struct htp_msg sm = {scratch, 0};
+            if (fence_setup(ctx, &b, &sm)) {
+                htp_fence_signal(&ctx->mdev.fence, htp_fence_seq_pre(&ctx->mdev.fence, 0), st);
+            }
+        }
     }
     if (st == HTP_STATUS_OK) {
         batch_trace_begin(ctx, &b);

@@ -273,6 +273,12 @@ enum vnpu_status vnpu_model_load(const char *path, const struct vnpu_model_param
     } else if (st == VNPU_STATUS_OK) {
         st = llama_devices_default(&m->devices);
     }
+    if (st == VNPU_STATUS_OK && params && params->split_mode != VNPU_SPLIT_MODE_LAYER) {
+        char *split = NULL;
+        st = llama_devices_split(m->devices, params->split_mode, &split);
+        free(m->devices);
+        m->devices = split;
+    }
     if (st == VNPU_STATUS_OK) {
         st = llama_devices_open(m->devices, 1, m->devs, &m->n_devs);
     }

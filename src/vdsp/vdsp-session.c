@@ -20,15 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A submitted request, on the stack of the vdsp_session_call that waits for it. */
-struct vdsp_request {
-    struct vdsp_request *next;
-    uint8_t *block;
-    uint32_t size;
-    bool done;
-    enum vnpu_status status;
-};
-
 static atomic_uint_fast64_t sessions_opened;
 
 struct vdsp_session {
@@ -43,7 +34,7 @@ struct vdsp_session {
     pthread_mutex_t lock; /* the queue, stopping, done flags */
     pthread_cond_t wake;  /* the main thread: a request or stop */
     pthread_cond_t done;  /* callers: an answer */
-    struct vdsp_request *head, *tail;
+    struct vdsp_call *head, *tail;
     bool stopping;
 };
 
@@ -163,7 +154,7 @@ static void process_trampoline(void *arg) {
 }
 
 /* Run one request and settle its response. */
-static void session_serve(struct vdsp_session *s, struct vdsp_request *r) {
+static void session_serve(struct vdsp_session *s, struct vdsp_call *r) {
     struct vdsp_device *dev = s->dev;
     if (vdsp_device_faulted(dev)) {
         r->status = VNPU_STATUS_DEVICE; /* queued before an earlier request faulted */
@@ -215,7 +206,7 @@ static void session_main(void *arg) {
         while (!s->head && !s->stopping) {
             pthread_cond_wait(&s->wake, &s->lock);
         }
-        struct vdsp_request *r = s->head;
+        struct vdsp_call *r = s->head;
         if (!r) {
             break; /* stopping, nothing queued */
         }
@@ -348,7 +339,8 @@ bool vdsp_session_faulted(const struct vdsp_session *s) {
     return vdsp_device_faulted(s->dev);
 }
 
-enum vnpu_status vdsp_session_call(struct vdsp_session *s, struct vdsp_buffer *buf, size_t offset, size_t size) {
+enum vnpu_status vdsp_session_submit(struct vdsp_session *s, struct vdsp_buffer *buf, size_t offset, size_t size,
+                                     struct vdsp_call *call) {
     const char *name = s->dev->name;
     if (offset > buf->size || size > buf->size - offset || size < sizeof(struct htp_req) || size > UINT32_MAX ||
         offset % 8 != 0) {
@@ -362,22 +354,34 @@ enum vnpu_status vdsp_session_call(struct vdsp_session *s, struct vdsp_buffer *b
                        vdsp_fault_text(s->dev));
         return VNPU_STATUS_DEVICE;
     }
-    struct vdsp_request r = {.block = (uint8_t *) buf->host + offset, .size = (uint32_t) size};
+    *call = (struct vdsp_call){.block = (uint8_t *) buf->host + offset, .size = (uint32_t) size};
     pthread_mutex_lock(&s->lock);
     if (s->tail) {
-        s->tail->next = &r;
+        s->tail->next = call;
     } else {
-        s->head = &r;
+        s->head = call;
     }
-    s->tail = &r;
+    s->tail = call;
     pthread_cond_signal(&s->wake);
-    while (!r.done) {
+    pthread_mutex_unlock(&s->lock);
+    return VNPU_STATUS_OK;
+}
+
+enum vnpu_status vdsp_session_wait(struct vdsp_session *s, struct vdsp_call *call) {
+    pthread_mutex_lock(&s->lock);
+    while (!call->done) {
         pthread_cond_wait(&s->done, &s->lock);
     }
     pthread_mutex_unlock(&s->lock);
-    if (r.status == VNPU_STATUS_DEVICE) {
-        vnpu_log_error("%s: the session faulted while this request waited (%s); close and reopen it", name,
+    if (call->status == VNPU_STATUS_DEVICE) {
+        vnpu_log_error("%s: the session faulted while this request waited (%s); close and reopen it", s->dev->name,
                        vdsp_fault_text(s->dev));
     }
-    return r.status;
+    return call->status;
+}
+
+enum vnpu_status vdsp_session_call(struct vdsp_session *s, struct vdsp_buffer *buf, size_t offset, size_t size) {
+    struct vdsp_call call;
+    const enum vnpu_status st = vdsp_session_submit(s, buf, offset, size, &call);
+    return st == VNPU_STATUS_OK ? vdsp_session_wait(s, &call) : st;
 }

@@ -96,13 +96,30 @@ enum vnpu_status vdsp_window_size_default(enum vdsp_arch arch, size_t *size);
  * request's distinct buffers must satisfy for the NPU to map them all (the host splits requests by it). */
 bool vdsp_session_window_fits(const struct vdsp_session *s, const uint64_t *sizes, uint32_t n);
 
-/* Submit the request block at offset offset of buf (size bytes; layout in src/htp/htp-msg.h) and wait
- * for its response, written by the NPU into the same block. Calls from several threads are served one at
- * a time. Returns VNPU_STATUS_OK when the NPU answered (the request's own status is in the block; a
- * request that faulted answers HTP_STATUS_FAULT with the fault's text, written by the platform when the
- * fault ended process()); VNPU_STATUS_DEVICE when the session is faulted (an earlier request crashed it:
- * reopen it); VNPU_STATUS_BAD_ARG when the block is not inside buf, not 8-byte aligned, or smaller than
- * struct htp_req. */
+/* A request in flight between vdsp_session_submit and vdsp_session_wait: storage the caller provides and keeps
+ * until the wait returns; the fields are the platform's. */
+struct vdsp_call {
+    struct vdsp_call *next;
+    uint8_t *block;
+    uint32_t size;
+    bool done;
+    enum vnpu_status status;
+};
+
+/* Submit the request block at offset offset of buf (size bytes; layout in src/htp/htp-msg.h) to s's queue and
+ * return at once; vdsp_session_wait(s, call) then waits for its response, written by the NPU into the same block.
+ * So a host thread keeps requests in flight on several sessions (the members of a row-split group) and waits for
+ * them all. Requests from any thread are served one at a time, in submission order. Errors (nothing was queued and
+ * no wait is owed): VNPU_STATUS_DEVICE when the session is faulted (an earlier request crashed it: reopen it);
+ * VNPU_STATUS_BAD_ARG when the block is not inside buf, not 8-byte aligned, or smaller than struct htp_req. */
+enum vnpu_status vdsp_session_submit(struct vdsp_session *s, struct vdsp_buffer *buf, size_t offset, size_t size,
+                                     struct vdsp_call *call);
+/* Wait for call, submitted to s. Returns VNPU_STATUS_OK when the NPU answered (the request's own status is in the
+ * block; a request that faulted answers HTP_STATUS_FAULT with the fault's text, written by the platform when the
+ * fault ended process()); VNPU_STATUS_DEVICE when the session faulted before serving it. */
+enum vnpu_status vdsp_session_wait(struct vdsp_session *s, struct vdsp_call *call);
+
+/* vdsp_session_submit, then vdsp_session_wait: one request, answered. */
 enum vnpu_status vdsp_session_call(struct vdsp_session *s, struct vdsp_buffer *buf, size_t offset, size_t size);
 
 /* True once a request faulted the session (bad address, DMA error in strict mode, ...); the reason is
