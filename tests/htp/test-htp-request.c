@@ -50,6 +50,7 @@ static void fixture_request(struct fixture *f) {
     f->req->off_bufs = 1024;
     f->req->off_tensors = 1536;
     f->req->off_ops = 2048;
+    f->req->off_op_rsp = 3072;
     f->bufs = (struct htp_buf_desc *) (base + f->req->off_bufs);
     f->tensors = (struct htp_tensor_desc *) (base + f->req->off_tensors);
     f->op = (struct htp_op_desc *) (base + f->req->off_ops);
@@ -135,6 +136,12 @@ static void test_bad_header(void **state) {
     fixture_request(f);
     f->req->off_tensors = 1540; /* not 8-byte aligned */
     expect(f, HTP_STATUS_INVAL_PARAMS, "request layout");
+    fixture_request(f);
+    f->req->off_op_rsp = 4064; /* the op's response would end past the block */
+    expect(f, HTP_STATUS_INVAL_PARAMS, "the op response area");
+    fixture_request(f);
+    f->req->off_op_rsp = 0; /* written over the header, its response included */
+    expect(f, HTP_STATUS_INVAL_PARAMS, "overlaps the");
 }
 
 static void test_bad_tensors(void **state) {
