@@ -30,6 +30,22 @@
 
 /* ---- weights ---- */
 
+/* The valid weight rows of the raw F32 tile row at v into range. Out of line: inlined into the compute worker, its
+ * loop's constants and counts are hoisted out of the worker's unit loop and spilled (unused: the files of this
+ * header that do not expand weights). */
+static HEX_NOINLINE __attribute__((unused)) void
+hmx_weights_range_f32(const struct matmul_weights *mw, const uint8_t *v, uint32_t valid, struct hvx_fp16_range *range) {
+    const size_t raw_tile = (size_t) HTP_TENSOR_TILE_N_ROWS * mw->row_stride;
+    const struct hvx_fp16_range_k k = hvx_fp16_range_k();
+    struct hvx_fp16_range rg = *range;
+    for (uint32_t kt = 0; kt < mw->n_k_tiles; kt++) {
+        for (uint32_t n = 0; n < valid; n++) { /* row n's 32 floats: one vector */
+            hvx_fp16_range_add(&rg, &k, hvx_vmem_ld(v + kt * raw_tile + n * mw->row_stride));
+        }
+    }
+    *range = rg;
+}
+
 /* The raw tile row at v, valid weight rows of it, -> n_k_tiles FP16 weight tiles at wt, the f32 weights narrowed
  * counted into range (an F16 weight narrows nothing). Rows past the valid ones of an F16/F32 tile row hold whatever
  * VTCM held: they only reach the results of their own weight rows, which nobody writes back, and are not counted. */
@@ -50,14 +66,7 @@ static inline void hmx_weights_expand(const struct matmul_weights *mw, const uin
     }
     const size_t raw_tile = (size_t) HTP_TENSOR_TILE_N_ROWS * mw->row_stride;
     if (mw->elem_size == 4) {
-        const struct hvx_fp16_range_k k = hvx_fp16_range_k();
-        struct hvx_fp16_range rg = *range;
-        for (uint32_t kt = 0; kt < mw->n_k_tiles; kt++) {
-            for (uint32_t n = 0; n < valid; n++) { /* row n's 32 floats: one vector */
-                hvx_fp16_range_add(&rg, &k, hvx_vmem_ld(v + kt * raw_tile + n * mw->row_stride));
-            }
-        }
-        *range = rg;
+        hmx_weights_range_f32(mw, v, valid, range);
     }
     for (uint32_t kt = 0; kt < mw->n_k_tiles; kt++) {
         if (mw->elem_size == 4) {
