@@ -227,6 +227,9 @@ enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, st
  * and profiles, and the trace area of n_threads threads. */
 size_t htp_request_size(uint32_t n_threads);
 void htp_batch_free(struct htp_batch *b); /* NULL is a no-op */
+/* The NPU's response to node's op in d's graph compute under way or last (the caller holds d->lock) into *out; false
+ * when no op of it computed node. */
+bool htp_request_node_rsp(const struct htp_device *d, const struct vnpu_tensor *node, struct htp_op_rsp *out);
 
 /* Trace records room per NPU thread per request. */
 #define HTP_TRACE_RECORDS 8192

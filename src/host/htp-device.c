@@ -308,6 +308,14 @@ enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path
     return st;
 }
 
+bool vnpu_htp_node_rsp(struct vnpu_device *dev, const struct vnpu_tensor *node, struct htp_op_rsp *out) {
+    struct htp_device *d = htp_device_of(dev);
+    pthread_mutex_lock(&d->lock);
+    const bool found = htp_request_node_rsp(d, node, out);
+    pthread_mutex_unlock(&d->lock);
+    return found;
+}
+
 void vnpu_htp_device_inject(struct vnpu_device *dev, uint32_t flags) {
     struct htp_device *ds[HTP_MAX_MDEV];
     for (uint32_t k = 0, n = htp_devices_of(dev, ds); k < n; k++) {

@@ -36,6 +36,7 @@
 #define VNPU_HTP_HOST_H
 
 #include "backend.h"
+#include "htp-msg.h"
 #include "vnpu.h"
 
 #include <stdbool.h>
@@ -71,6 +72,12 @@ struct vnpu_buffer_type *vnpu_htp_weight_buffer_type(uint32_t index);
  * "Traces" reads it. Errors: VNPU_STATUS_IO (path), VNPU_STATUS_BAD_ARG (the process traces to another
  * file). A device already tracing keeps its file. */
 enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path);
+
+/* What the NPU answered for node in dev's last graph compute (src/htp/htp-msg.h's struct htp_op_rsp): the path a
+ * MUL_MAT or MUL_MAT_ID took (mm_path, HTP_RSP_PATH_HVX or _HMX) and, on HMX, what narrowing its weights, activations
+ * and results to FP16 overflowed and flushed. False when no op of that compute computed node (it ran elsewhere, was
+ * fused away into another node's op, or the compute failed before its request was answered). Thread-safe. */
+bool vnpu_htp_node_rsp(struct vnpu_device *dev, const struct vnpu_tensor *node, struct htp_op_rsp *out);
 
 /* Fault injection for tests: the next request carries flags (HTP_REQ_INJECT_*, src/htp/htp-msg.h); on a group,
  * every member's (inject on a member's own HTP<m> device to fault one). */

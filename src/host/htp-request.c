@@ -7,12 +7,17 @@
  *
  * The block layout is fixed (htp_request_size): every area at the offset its maximum count needs, so a
  * request is written in place in shared DDR with no copy.
+ *
+ * After each answered request, every op's response (struct htp_op_rsp) is kept for its node until the next graph
+ * compute (htp_request_node_report), and an op whose narrowing to FP16 on HMX overflowed or flushed gets one warning
+ * per node and operand for the device's life (a model's: its contexts share the device).
  */
 #include "htp-device-impl.h"
 #include "htp-ops.h"
 
 #include "log.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,11 +48,27 @@ struct htp_batch {
     uint32_t n_copies;
     bool send_now;               /* an op wrote a copied tensor: later ops must read it back first */
     uint16_t hash[HTP_REQ_HASH]; /* tensor index + 1, 0 = empty */
+    /* the ops' responses of the graph compute under way (or the last), by node */
+    struct htp_node_rsp *rsps;
+    uint32_t n_rsps, cap_rsps;
+    /* the (node name, operand) pairs warned about (htp_fp16_warn) */
+    struct htp_fp16_warned *warned;
+    uint32_t n_warned, cap_warned;
+};
+
+struct htp_node_rsp {
+    const struct vnpu_tensor *node;
+    struct htp_op_rsp rsp;
+};
+
+struct htp_fp16_warned {
+    char name[VNPU_MAX_NAME];
+    uint32_t operand; /* enum htp_fp16_operand */
 };
 
 /* Fixed offsets of the block's areas. */
 struct htp_req_layout {
-    uint32_t bufs, tensors, ops, prof, trace, size;
+    uint32_t bufs, tensors, ops, prof, op_rsp, trace, size;
 };
 
 static uint32_t align8(size_t n) {
@@ -60,7 +81,8 @@ static struct htp_req_layout htp_req_layout(uint32_t n_threads) {
     l.tensors = align8(l.bufs + HTP_MAX_BUFS * sizeof(struct htp_buf_desc));
     l.ops = align8(l.tensors + (size_t) HTP_MAX_TENSORS * sizeof(struct htp_tensor_desc));
     l.prof = align8(l.ops + (size_t) HTP_MAX_OPS * sizeof(struct htp_op_desc));
-    l.trace = align8(l.prof + (size_t) HTP_MAX_OPS * sizeof(struct htp_op_prof));
+    l.op_rsp = align8(l.prof + (size_t) HTP_MAX_OPS * sizeof(struct htp_op_prof));
+    l.trace = align8(l.op_rsp + (size_t) HTP_MAX_OPS * sizeof(struct htp_op_rsp));
     l.size = align8(l.trace + (size_t) n_threads * HTP_TRACE_RECORDS * sizeof(struct htp_trace_evt));
     return l;
 }
@@ -87,6 +109,7 @@ static void batch_begin(struct htp_batch *b) {
     b->req->off_tensors = l.tensors;
     b->req->off_ops = l.ops;
     b->req->off_prof = l.prof;
+    b->req->off_op_rsp = l.op_rsp;
     b->req->off_trace = l.trace;
     b->bufs = (struct htp_buf_desc *) (block + l.bufs);
     b->tensors = (struct htp_tensor_desc *) (block + l.tensors);
@@ -248,13 +271,78 @@ static enum vnpu_status batch_add(struct htp_batch *b, const struct vnpu_tensor 
     return VNPU_STATUS_OK;
 }
 
-/* VNPU_VERBOSE and VNPU_PROFILE lines and totals of an answered request. */
+/* Grow *p (*cap items of size bytes) to hold n; false (logged) when out of memory. */
+static bool grow(void **p, uint32_t *cap, uint32_t n, size_t size) {
+    if (n <= *cap) {
+        return true;
+    }
+    const uint32_t c = *cap ? 2 * *cap : 64;
+    void *q = realloc(*p, (size_t) c * size);
+    if (!q) {
+        vnpu_log_error("out of memory for the NPU's op responses");
+        return false;
+    }
+    *p = q;
+    *cap = c;
+    return true;
+}
+
+/* Warn, once per node name and operand, that the NPU's narrowing of operand k of node's op to FP16 overflowed or
+ * flushed (r: its counts). */
+static void htp_fp16_warn(struct htp_batch *b, const struct vnpu_tensor *node, uint32_t k,
+                          const struct htp_fp16_range *r) {
+    static const char *const operand[HTP_FP16_N] = {"weights", "activations", "output"};
+    for (uint32_t i = 0; i < b->n_warned; i++) {
+        if (b->warned[i].operand == k && strcmp(b->warned[i].name, node->name) == 0) {
+            return;
+        }
+    }
+    if (!grow((void **) &b->warned, &b->cap_warned, b->n_warned + 1, sizeof(*b->warned))) {
+        return;
+    }
+    struct htp_fp16_warned *w = &b->warned[b->n_warned++];
+    snprintf(w->name, sizeof(w->name), "%s", node->name);
+    w->operand = k;
+    vnpu_log_warn("%s: %s '%s' on HMX: its %s narrowed to FP16: %u beyond its range (now infinities), %u below half "
+                  "its least subnormal (now zeros), the largest finite magnitude %g; set VNPU_MM_PATH=hvx to keep F32 "
+                  "on the NPU",
+                  b->d->name, vnpu_op_name(node->op), node->name, operand[k], r->n_overflow, r->n_flush,
+                  (double) r->max_abs);
+}
+
+/* Keep op i's response for its node and warn about what its FP16 narrowing lost. */
+static void batch_op_rsp(struct htp_batch *b, uint32_t i, const struct htp_op_rsp *rsp) {
+    const struct vnpu_tensor *node = b->op_node[i];
+    if (grow((void **) &b->rsps, &b->cap_rsps, b->n_rsps + 1, sizeof(*b->rsps))) {
+        b->rsps[b->n_rsps++] = (struct htp_node_rsp){node, *rsp};
+    }
+    for (uint32_t k = 0; k < HTP_FP16_N; k++) {
+        if (rsp->fp16[k].n_overflow || rsp->fp16[k].n_flush) {
+            htp_fp16_warn(b, node, k, &rsp->fp16[k]);
+        }
+    }
+}
+
+bool htp_request_node_rsp(const struct htp_device *d, const struct vnpu_tensor *node, struct htp_op_rsp *out) {
+    const struct htp_batch *b = d->batch;
+    for (uint32_t i = b ? b->n_rsps : 0; i-- > 0;) {
+        if (b->rsps[i].node == node) {
+            *out = b->rsps[i].rsp;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* VNPU_VERBOSE and VNPU_PROFILE lines and totals of an answered request, and its ops' responses. */
 static void batch_report(struct htp_batch *b, double t_send, double t_recv) {
     struct htp_device *d = b->d;
     const struct htp_req *req = b->req;
     const struct htp_op_prof *prof = (const struct htp_op_prof *) ((const uint8_t *) req + req->off_prof);
+    const struct htp_op_rsp *rsp = (const struct htp_op_rsp *) ((const uint8_t *) req + req->off_op_rsp);
     for (uint32_t i = 0; i < req->n_ops; i++) {
         const struct vnpu_tensor *node = b->op_node[i];
+        batch_op_rsp(b, i, &rsp[i]);
         if (d->cfg->verbose) {
             char dims[256], types[128];
             htp_node_dims(node, dims, sizeof(dims), types, sizeof(types));
@@ -412,6 +500,7 @@ enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, st
     struct htp_batch *b = d->batch;
     b->group = g;
     batch_begin(b);
+    b->n_rsps = 0;
     enum vnpu_status st = VNPU_STATUS_OK;
     for (int i = 0; i < n_nodes && st == VNPU_STATUS_OK; i++) {
         const struct vnpu_tensor *node = nodes[i];
@@ -440,5 +529,9 @@ enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, st
 }
 
 void htp_batch_free(struct htp_batch *b) {
+    if (b) {
+        free(b->rsps);
+        free(b->warned);
+    }
     free(b);
 }

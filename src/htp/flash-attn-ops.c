@@ -449,6 +449,16 @@ static bool fa_shapes_ok(const struct fa_ctx *c) {
     return true;
 }
 
+/* The kernel_params' fastdiv values are those of the shapes they divide by (fastdiv_is): n_q, n_q * n_head, the GQA
+ * ratio, the mask's ne2 and ne3 (1 and 1 without a mask). After fa_shapes_ok (the GQA ratio is whole). */
+static bool fa_fastdiv_ok(const struct fa_ctx *c) {
+    const struct flash_attn_kparams *kp = c->kp;
+    const struct htp_tensor *q = c->q, *m = c->mask;
+    return fastdiv_is(&kp->div_nq, q->ne[1]) && fastdiv_is(&kp->div_nq_nh, q->ne[1] * q->ne[2]) &&
+           fastdiv_is(&kp->div_gqa, q->ne[2] / c->k->ne[2]) && fastdiv_is(&kp->div_mask_ne2, m ? m->ne[2] : 1) &&
+           fastdiv_is(&kp->div_mask_ne3, m ? m->ne[3] : 1);
+}
+
 uint32_t op_flash_attn(struct htp_op_ctx *octx) {
     struct htp_ctx *ctx = octx->ctx;
     const struct flash_attn_kparams *kp = htp_op_kparams(octx);
@@ -460,7 +470,7 @@ uint32_t op_flash_attn(struct htp_op_ctx *octx) {
                        .mask = octx->src[3],
                        .dst = octx->dst[0]};
     if (kp->n_threads == 0 || kp->n_threads > ctx->n_threads || kp->br == 0 || kp->bc == 0 ||
-        kp->bc % HVX_F32_PER_VEC != 0 || kp->bc > HTP_FA_MAX_BC || !fa_shapes_ok(&c) ||
+        kp->bc % HVX_F32_PER_VEC != 0 || kp->bc > HTP_FA_MAX_BC || !fa_shapes_ok(&c) || !fa_fastdiv_ok(&c) ||
         (uint64_t) kp->n_kv_blocks * kp->bc < c.k->ne[1] || (uint64_t) (kp->n_kv_blocks - 1) * kp->bc >= c.k->ne[1]) {
         return HTP_STATUS_INVAL_PARAMS;
     }

@@ -8,6 +8,9 @@
  *   columns   two f32 activation columns narrowed into one vector of each tile of their tile row
  *   HMX       a weight tile row against activation tile rows into FP16 output tiles (scale 1, bias 0)
  *   results   an output tile widened to f32, one vector of 32 results per activation column
+ *
+ * What the narrowing to FP16 does is counted as it is done (hvx-fp16-range.h): weights as they are expanded,
+ * activations as their columns are narrowed, results once per job from its dst slot.
  */
 #ifndef VNPU_HMX_MM_PARTS_H
 #define VNPU_HMX_MM_PARTS_H
@@ -17,6 +20,7 @@
 #include "hmx.h"
 #include "htp-tiles.h"
 #include "hvx-dequant-fp16.h"
+#include "hvx-fp16-range.h"
 #include "matmul-weights.h"
 
 #include <stdbool.h>
@@ -26,14 +30,33 @@
 
 /* ---- weights ---- */
 
-/* The raw tile row at v -> n_k_tiles FP16 weight tiles at wt. Rows past the valid ones of an F16/F32 tile row hold
- * whatever VTCM held: they only reach the results of their own weight rows, which nobody writes back. */
-static inline void hmx_weights_expand(const struct matmul_weights *mw, const uint8_t *v, uint8_t *wt) {
+/* The valid weight rows of the raw F32 tile row at v into range. Out of line: inlined into the compute worker, its
+ * loop's constants and counts are hoisted out of the worker's unit loop and spilled (unused: the files of this
+ * header that do not expand weights). */
+static HEX_NOINLINE __attribute__((unused)) void
+hmx_weights_range_f32(const struct matmul_weights *mw, const uint8_t *v, uint32_t valid, struct hvx_fp16_range *range) {
+    const size_t raw_tile = (size_t) HTP_TENSOR_TILE_N_ROWS * mw->row_stride;
+    const struct hvx_fp16_range_k k = hvx_fp16_range_k();
+    struct hvx_fp16_range rg = *range;
+    for (uint32_t kt = 0; kt < mw->n_k_tiles; kt++) {
+        for (uint32_t n = 0; n < valid; n++) { /* row n's 32 floats: one vector */
+            hvx_fp16_range_add(&rg, &k, hvx_vmem_ld(v + kt * raw_tile + n * mw->row_stride));
+        }
+    }
+    *range = rg;
+}
+
+/* The raw tile row at v, valid weight rows of it, -> n_k_tiles FP16 weight tiles at wt, the f32 weights narrowed
+ * counted into range (an F16 weight narrows nothing). Rows past the valid ones of an F16/F32 tile row hold whatever
+ * VTCM held: they only reach the results of their own weight rows, which nobody writes back, and are not counted. */
+static inline void hmx_weights_expand(const struct matmul_weights *mw, const uint8_t *v, uint32_t valid, uint8_t *wt,
+                                      struct hvx_fp16_range *range) {
     if (mw->tiled) {
         const uint32_t stride = mw->tile_stride;
         const uint8_t *sb = v; /* the super-block of tile t: tiles_per_block tiles */
         for (uint32_t t = 0, tb = 0; t < mw->n_tiles; t++) {
-            mw->wtile(v + (size_t) t * stride, sb, stride, wt + (size_t) t * mw->wtiles_per_tile * HMX_MM_TILE_BYTES);
+            mw->wtile(v + (size_t) t * stride, sb, stride, wt + (size_t) t * mw->wtiles_per_tile * HMX_MM_TILE_BYTES,
+                      range);
             if (++tb == mw->tiles_per_block) {
                 tb = 0;
                 sb += (size_t) mw->tiles_per_block * stride;
@@ -42,6 +65,9 @@ static inline void hmx_weights_expand(const struct matmul_weights *mw, const uin
         return;
     }
     const size_t raw_tile = (size_t) HTP_TENSOR_TILE_N_ROWS * mw->row_stride;
+    if (mw->elem_size == 4) {
+        hmx_weights_range_f32(mw, v, valid, range);
+    }
     for (uint32_t kt = 0; kt < mw->n_k_tiles; kt++) {
         if (mw->elem_size == 4) {
             hvx_fp16_wtile_f32(v + kt * raw_tile, wt + (size_t) kt * HMX_MM_TILE_BYTES);
@@ -54,13 +80,20 @@ static inline void hmx_weights_expand(const struct matmul_weights *mw, const uin
 /* ---- activation columns ---- */
 
 /* Two f32 columns of n_k_tiles * 32 elements (r0 or r1 NULL: zeros) -> vector i of each tile of a tile row, dst being
- * that vector in its first tile: one vcvt per tile puts r0's 32 values in the even halves and r1's in the odd ones. */
-static inline void hmx_tiles_act_pair(const uint8_t *r0, const uint8_t *r1, uint32_t n_k_tiles, uint8_t *dst) {
+ * that vector in its first tile: one vcvt per tile puts r0's 32 values in the even halves and r1's in the odd ones.
+ * The values narrowed go into range (zeros count nothing). */
+static inline void hmx_tiles_act_pair(const uint8_t *r0, const uint8_t *r1, uint32_t n_k_tiles, uint8_t *dst,
+                                      struct hvx_fp16_range *range) {
+    const struct hvx_fp16_range_k k = hvx_fp16_range_k();
+    struct hvx_fp16_range rg = *range;
     for (uint32_t kt = 0; kt < n_k_tiles; kt++) {
         const HVX_Vector a = r0 ? hvx_vmem_ld(r0 + kt * HEX_VLEN) : Q6_V_vzero();
         const HVX_Vector b = r1 ? hvx_vmem_ld(r1 + kt * HEX_VLEN) : Q6_V_vzero();
+        hvx_fp16_range_add(&rg, &k, a);
+        hvx_fp16_range_add(&rg, &k, b);
         hvx_vmem_st(dst + (size_t) kt * HMX_MM_TILE_BYTES, Q6_Vhf_vcvt_VsfVsf(a, b));
     }
+    *range = rg;
 }
 
 /* ---- HMX ---- */
@@ -85,6 +118,18 @@ static inline void hmx_tiles_multiply(const uint8_t *act, uint32_t n, const uint
 }
 
 /* ---- results ---- */
+
+/* The n f32 result vectors at out (results read back from FP16 output tiles, each of 32 weight rows, the first valid
+ * of them real) into range: the infinities and the largest magnitude. */
+static inline void hmx_results_range(const HVX_Vector *out, uint32_t n, uint32_t valid, struct hvx_fp16_range *range) {
+    const struct hvx_fp16_range_k k = hvx_fp16_range_k();
+    const HVX_VectorPred lanes = Q6_Q_vsetq2_R(valid * sizeof(float)); /* valid 1..32 */
+    struct hvx_fp16_range rg = *range;
+    for (uint32_t i = 0; i < n; i++) {
+        hvx_fp16_range_add_results(&rg, &k, hvx_vmem_ld(out + i), lanes);
+    }
+    *range = rg;
+}
 
 /* Vector i of an output tile (i < 16) widened to f32: it holds columns 2i and 2i + 1 in its even and odd halves,
  * which the widening puts in the pair's lo (column 2i's 32 results) and hi (column 2i + 1's). */

@@ -12,6 +12,7 @@
 #include "htp-status-msg.h"
 #include "htp-tensor.h"
 #include "htp-trace.h"
+#include "hvx-fp16-range.h"
 #include "vdsp-device.h"
 #include "work-queue.h"
 
@@ -48,6 +49,7 @@ struct htp_ctx {
     struct work_queue wq;
     struct dma_queue dma[HTP_MAX_NTHREADS];
     struct htp_trace trace[HTP_MAX_NTHREADS];
+    struct hvx_fp16_range fp16[HTP_MAX_NTHREADS][HTP_FP16_N]; /* the HMX matmul's FP16 counts per worker, per op */
 
     struct htp_mapping maps[HTP_MAX_MAPPINGS];
     uint32_t n_maps;
@@ -57,9 +59,10 @@ struct htp_ctx {
 /* One op as its kernel sees it. */
 struct htp_op_ctx {
     struct htp_ctx *ctx;
-    struct htp_op_desc op; /* a copy: opcode, flags, params, kernel_params (aligned for the kparams structs) */
-    uint32_t index;        /* position in the request */
-    struct htp_msg *msg;   /* the response's message, after "op N (NAME): ": a failing kernel may say why here */
+    struct htp_op_desc op;  /* a copy: opcode, flags, params, kernel_params (aligned for the kparams structs) */
+    uint32_t index;         /* position in the request */
+    struct htp_msg *msg;    /* the response's message, after "op N (NAME): ": a failing kernel may say why here */
+    struct htp_op_rsp *rsp; /* the op's response, zeroed; a kernel fills what it reports (main.c writes it back) */
     /* Operands; src[i] is NULL where the op's optional operand is absent. */
     const struct htp_tensor *src[HTP_MAX_SRC];
     const struct htp_tensor *dst[HTP_MAX_DST];

@@ -9,6 +9,7 @@
  *   struct htp_tensor_desc[n_tensors]   tensors: buffer index + byte offset, type, ne, nb
  *   struct htp_op_desc    [n_ops]       op nodes: opcode, params, kernel_params, src/dst tensor indices
  *   struct htp_op_prof    [n_ops]       written by the NPU: per-op time
+ *   struct htp_op_rsp     [n_ops]       written by the NPU for every op it ran: matmul path, FP16 range
  *   struct htp_trace_evt  [n_threads][n_trace]   written by the NPU when tracing
  *
  * The response (status, failing op, message, counts) is written into struct htp_rsp inside the header.
@@ -19,7 +20,7 @@
 
 #include <stdint.h>
 
-#define HTP_MSG_VERSION    6
+#define HTP_MSG_VERSION    7
 #define HTP_MAX_BUFS       16   /* distinct buffers per request (HTP_OP_MAX_BUFS) */
 #define HTP_MAX_TENSORS    8192 /* u16 indices */
 #define HTP_MAX_OPS        1024 /* ops per request (GGML_HEXAGON_OPBATCH's default) */
@@ -157,6 +158,39 @@ enum htp_trace_id {
 
 #define HTP_TRACE_STOP 0x8000u
 
+/* The path a MUL_MAT or MUL_MAT_ID op took (htp_op_rsp.mm_path); NONE for the other ops. */
+enum htp_rsp_path {
+    HTP_RSP_PATH_NONE = 0,
+    HTP_RSP_PATH_HVX = 1, /* F32 (or int8) arithmetic on HVX */
+    HTP_RSP_PATH_HMX = 2, /* activations, weights and results narrowed to FP16 (src/htp/hmx-mm.h) */
+};
+
+/* The operands an op narrows to FP16 (htp_op_rsp.fp16[]): the HMX path's weights, activations and output tiles. */
+enum htp_fp16_operand {
+    HTP_FP16_SRC0 = 0, /* the weights, after their dequantization to f32 (F16 weights: none, they are FP16) */
+    HTP_FP16_SRC1 = 1, /* the f32 activations */
+    HTP_FP16_DST = 2,  /* the f32 accumulators stored as FP16 output tiles */
+    HTP_FP16_N = 3,
+};
+
+/* What the narrowing of one operand to FP16 (nearest even) did over the whole op. n_overflow: finite values of
+ * magnitude >= 65520 (they became infinities; DST: results that are infinities, as only the stored tile is seen);
+ * n_flush: nonzero values of magnitude <= 2^-25 (they became zeros; DST: 0, HMX's accumulators are not seen);
+ * max_abs: the largest finite magnitude narrowed (DST: of the stored results). Counts saturate at UINT32_MAX. */
+struct htp_fp16_range {
+    uint32_t n_overflow;
+    uint32_t n_flush;
+    float max_abs;
+    uint32_t pad;
+};
+
+/* An op's response, written by the NPU for every op it ran (zeros but for what the op fills). */
+struct htp_op_rsp {
+    uint32_t mm_path; /* enum htp_rsp_path */
+    uint32_t pad;
+    struct htp_fp16_range fp16[HTP_FP16_N]; /* enum htp_fp16_operand; zeros on HVX and for the other ops */
+};
+
 struct htp_rsp {
     uint32_t status;    /* enum htp_status */
     uint32_t failed_op; /* index of the op that failed (status != OK) */
@@ -203,6 +237,7 @@ struct htp_req {
     uint32_t fence_seq;
     uint32_t fence_timeout_us;
     uint32_t off_bufs, off_tensors, off_ops, off_prof, off_trace; /* byte offsets from the block start */
+    uint32_t off_op_rsp;                                          /* struct htp_op_rsp[n_ops], always written */
     struct htp_rsp rsp;
 };
 

@@ -25,7 +25,8 @@
  * small integer) is exact in f32, so every weight is GGML's f32 value (that product, plus the min in one f32
  * rounding, as GGML adds it) rounded once to FP16 (nearest even): on the IEEE path bit for bit, on the qf32 path
  * (v68, v69) the same but for the min's addition. Upstream multiplies in FP16, one rounding more. Values beyond
- * FP16's range become infinities.
+ * FP16's range become infinities, and every f32 weight narrowed is counted into the worker's range of src0
+ * (hvx-fp16-range.h) as it is narrowed.
  */
 #ifndef VNPU_HVX_DEQUANT_FP16_H
 #define VNPU_HVX_DEQUANT_FP16_H
@@ -33,6 +34,7 @@
 #include "hex-common.h"
 #include "htp-msg.h"
 #include "htp-tiles.h"
+#include "hvx-fp16-range.h"
 #include "hvx-mm-kquants.h"
 #include "hvx-mm-lowbit.h"
 #include "hvx-mm-quant.h"
@@ -46,8 +48,11 @@
 /* A step of the int8 path (its operands, scales and family: hvx-mm-quant.h) as a weight tile at dst: operand g gives
  * vectors 2g (its bytes 0, 1: columns 4g, 4g + 1) and 2g + 1 (bytes 2, 3), each code times the scale of its columns
  * (plus the bias) in f32, two columns narrowed by one vcvt (the first into the even halves, the second into the odd
- * ones). The bias is m (DM) or m times the integer min of the columns' half (D2M). */
-HVX_MM_INLINE void hvx_fp16_step_store(enum hvx_mm_family f, const struct hvx_mm_wstep *ws, uint8_t *dst) {
+ * ones). The bias is m (DM) or m times the integer min of the columns' half (D2M). Every f32 weight goes into range. */
+HVX_MM_INLINE void hvx_fp16_step_store(enum hvx_mm_family f, const struct hvx_mm_wstep *ws, uint8_t *dst,
+                                       struct hvx_fp16_range *range) {
+    const struct hvx_fp16_range_k k = hvx_fp16_range_k();
+    struct hvx_fp16_range rg = *range;
     const bool two = f == HVX_MM_D2 || f == HVX_MM_D2M, bias = f == HVX_MM_DM || f == HVX_MM_D2M;
     HVX_Vector b[2] = {ws->m, ws->m};
     if (f == HVX_MM_D2M) {
@@ -62,38 +67,44 @@ HVX_MM_INLINE void hvx_fp16_step_store(enum hvx_mm_family f, const struct hvx_mm
             if (bias) {
                 v[j] = hvx_vec_add_f32(v[j], b[g / 4]);
             }
+            hvx_fp16_range_add(&rg, &k, v[j]);
         }
         hvx_vmem_st(dst + (2 * g) * HEX_VLEN, Q6_Vhf_vcvt_VsfVsf(v[0], v[1]));
         hvx_vmem_st(dst + (2 * g + 1) * HEX_VLEN, Q6_Vhf_vcvt_VsfVsf(v[2], v[3]));
     }
+    *range = rg;
 }
 
 /* One tile of a tiled weight (at t, 128-byte aligned) -> its K_cols / 32 weight tiles at dst, HVX_FP16_TILE_BYTES
- * apart. sb is the first tile of t's super-block and stride the tiles' VTCM stride (Q2_K's d and -dmin are spread
- * over the 8 tiles of a super-block); the other types read t only. */
-typedef void (*hvx_fp16_wtile_fn)(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst);
+ * apart, its f32 weights counted into range. sb is the first tile of t's super-block and stride the tiles' VTCM stride
+ * (Q2_K's d and -dmin are spread over the 8 tiles of a super-block); the other types read t only. */
+typedef void (*hvx_fp16_wtile_fn)(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst,
+                                  struct hvx_fp16_range *range);
 
-static inline void hvx_fp16_wtile_q4_0(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst) {
+static inline void hvx_fp16_wtile_q4_0(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst,
+                                       struct hvx_fp16_range *range) {
     struct hvx_mm_wstep ws;
     (void) sb, (void) stride;
     ws.s0 = hvx_mm_unpack_q4_0_tiled(t, ws.q);
-    hvx_fp16_step_store(HVX_MM_D, &ws, dst);
+    hvx_fp16_step_store(HVX_MM_D, &ws, dst, range);
 }
 
-static inline void hvx_fp16_wtile_q8_0(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst) {
+static inline void hvx_fp16_wtile_q8_0(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst,
+                                       struct hvx_fp16_range *range) {
     struct hvx_mm_wstep ws;
     (void) sb, (void) stride;
     ws.s0 = hvx_mm_unpack_q8_0_tiled(t, ws.q);
-    hvx_fp16_step_store(HVX_MM_D, &ws, dst);
+    hvx_fp16_step_store(HVX_MM_D, &ws, dst, range);
 }
 
 /* The types whose tile is one step with a step function of the int8 path. */
-#define HVX_FP16_WTILE(NAME, WSTEP, FAMILY)                                                                        \
-    static inline void hvx_fp16_wtile_##NAME(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst) { \
-        struct hvx_mm_wstep ws;                                                                                    \
-        (void) sb, (void) stride;                                                                                  \
-        WSTEP;                                                                                                     \
-        hvx_fp16_step_store(FAMILY, &ws, dst);                                                                     \
+#define HVX_FP16_WTILE(NAME, WSTEP, FAMILY)                                                                      \
+    static inline void hvx_fp16_wtile_##NAME(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst, \
+                                             struct hvx_fp16_range *range) {                                     \
+        struct hvx_mm_wstep ws;                                                                                  \
+        (void) sb, (void) stride;                                                                                \
+        WSTEP;                                                                                                   \
+        hvx_fp16_step_store(FAMILY, &ws, dst, range);                                                            \
     }
 
 HVX_FP16_WTILE(q4_1, hvx_mm_wstep_q4_1(t, true, &ws), HVX_MM_DM)
@@ -104,33 +115,36 @@ HVX_FP16_WTILE(q4_K, hvx_mm_wstep_q4_K_tiled(t, &ws), HVX_MM_DM)
 HVX_FP16_WTILE(q5_K, hvx_mm_wstep_q5_K_tiled(t, &ws), HVX_MM_DM)
 HVX_FP16_WTILE(q6_K, hvx_mm_wstep_q6_K_tiled(t, &ws), HVX_MM_D2)
 
-static inline void hvx_fp16_wtile_q2_K(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst) {
+static inline void hvx_fp16_wtile_q2_K(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst,
+                                       struct hvx_fp16_range *range) {
     struct hvx_mm_wstep ws;
     HVX_Vector d;
     hvx_mm_q2_K_d_tiled(sb, stride, &d, &ws.m);
     hvx_mm_wstep_q2_K_tiled(t, d, &ws);
-    hvx_fp16_step_store(HVX_MM_D2M, &ws, dst);
+    hvx_fp16_step_store(HVX_MM_D2M, &ws, dst, range);
 }
 
 /* Q1_0: 128 columns, 4 weight tiles (the seed's 1-to-4 expansion). */
-static inline void hvx_fp16_wtile_q1_0(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst) {
+static inline void hvx_fp16_wtile_q1_0(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst,
+                                       struct hvx_fp16_range *range) {
     struct hvx_mm_wstep ws;
     (void) sb, (void) stride;
     ws.s0 = hvx_mm_scales_f16(t + HTP_TENSOR_TILE_SCALES_OFFSET_Q1_0);
     for (uint32_t j = 0; j < HTP_TENSOR_TILE_K_Q1_0 / HTP_TENSOR_TILE_N_COLS; j++) {
         hvx_mm_q1_0_tiled_operands(t, j, ws.q);
-        hvx_fp16_step_store(HVX_MM_D, &ws, dst + j * HVX_FP16_TILE_BYTES);
+        hvx_fp16_step_store(HVX_MM_D, &ws, dst + j * HVX_FP16_TILE_BYTES, range);
     }
 }
 
 /* Q2_0: 64 columns, 2 weight tiles (the seed's 1-to-2 expansion). */
-static inline void hvx_fp16_wtile_q2_0(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst) {
+static inline void hvx_fp16_wtile_q2_0(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst,
+                                       struct hvx_fp16_range *range) {
     struct hvx_mm_wstep ws;
     (void) sb, (void) stride;
     ws.s0 = hvx_mm_scales_f16(t + HTP_TENSOR_TILE_SCALES_OFFSET_Q2_0);
     for (uint32_t h = 0; h < HTP_TENSOR_TILE_K_Q2_0 / HTP_TENSOR_TILE_N_COLS; h++) {
         hvx_mm_q2_0_tiled_operands(t, h, ws.q);
-        hvx_fp16_step_store(HVX_MM_D, &ws, dst + h * HVX_FP16_TILE_BYTES);
+        hvx_fp16_step_store(HVX_MM_D, &ws, dst + h * HVX_FP16_TILE_BYTES, range);
     }
 }
 

@@ -55,6 +55,7 @@ struct htp_batch {
     const struct htp_tensor_desc *tensors;  /* in the block */
     const struct htp_op_desc *ops;          /* in the block */
     struct htp_op_prof *prof;               /* NULL unless HTP_REQ_PROFILE */
+    struct htp_op_rsp *op_rsp;              /* in the block: every op's response */
     struct htp_trace_evt *trace;            /* NULL unless HTP_REQ_TRACE */
     uint32_t devaddr[HTP_MAX_BUFS];         /* where each buffer is mapped */
     bool usable[HTP_MAX_BUFS];              /* mapped for this request (not an HTP_BUF_UNMAP entry) */
@@ -127,14 +128,24 @@ static uint32_t batch_check(struct htp_ctx *ctx, uint8_t *block, uint32_t size, 
         !area_ok("buffers", h->off_bufs, h->n_bufs, sizeof(struct htp_buf_desc), size, m) ||
         !area_ok("tensors", h->off_tensors, h->n_tensors, sizeof(struct htp_tensor_desc), size, m) ||
         !area_ok("ops", h->off_ops, h->n_ops, sizeof(struct htp_op_desc), size, m) ||
+        !area_ok("op response", h->off_op_rsp, h->n_ops, sizeof(struct htp_op_rsp), size, m) ||
         (profile && !area_ok("profile", h->off_prof, h->n_ops, sizeof(struct htp_op_prof), size, m)) ||
         (trace && !area_ok("trace", h->off_trace, n_evt, sizeof(struct htp_trace_evt), size, m))) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (h->n_ops > 0 && h->off_op_rsp < sizeof(struct htp_req)) { /* written after each op: the header's rsp too */
+        htp_msg_str(m, "request layout: the op response area (at byte ");
+        htp_msg_u64(m, h->off_op_rsp, 10);
+        htp_msg_str(m, ") overlaps the ");
+        htp_msg_u64(m, sizeof(struct htp_req), 10);
+        htp_msg_str(m, "-byte header");
         return HTP_STATUS_INVAL_PARAMS;
     }
     htp_shared_read(b->bufs, block + h->off_bufs, h->n_bufs * sizeof(struct htp_buf_desc));
     b->tensors = (const struct htp_tensor_desc *) (block + h->off_tensors);
     b->ops = (const struct htp_op_desc *) (block + h->off_ops);
     b->prof = profile ? (struct htp_op_prof *) (block + h->off_prof) : NULL;
+    b->op_rsp = (struct htp_op_rsp *) (block + h->off_op_rsp);
     b->trace = trace ? (struct htp_trace_evt *) (block + h->off_trace) : NULL;
     return HTP_STATUS_OK;
 }
@@ -550,10 +561,12 @@ static uint32_t op_check_dma_full(struct htp_ctx *ctx, struct htp_msg *m, uint32
 
 static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t i, struct htp_msg *m) {
     struct htp_op_ctx octx;
+    struct htp_op_rsp rsp = {0};
     octx.ctx = ctx;
     htp_shared_read(&octx.op, &b->ops[i], sizeof(octx.op));
     octx.index = i;
     octx.msg = m;
+    octx.rsp = &rsp;
     const uint64_t c0 = vdsp_cycles(ctx->dev), t0 = vdsp_usecs(ctx->dev);
     htp_trace_start(&ctx->trace[0], HTP_TRACE_OP, i);
     for (uint32_t t = 0; t < ctx->n_threads; t++) {
@@ -602,6 +615,7 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
         m->len = 0;
         m->buf[0] = 0;
     }
+    b->op_rsp[i] = rsp;
     if (b->prof) {
         b->prof[i].usecs = (uint32_t) (vdsp_usecs(ctx->dev) - t0);
         b->prof[i].flush_lines = flush_lines;

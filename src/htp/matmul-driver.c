@@ -13,12 +13,13 @@
 #include "htp-tiles.h"
 #include "htp-trace.h"
 
-/* One worker's share: items [first, end) of its job, its DMA queue, trace and VTCM slice. */
+/* One worker's share: items [first, end) of its job, its DMA queue, trace, VTCM slice and FP16 counts (HMX). */
 struct matmul_worker {
     uint32_t first, end;
     struct dma_queue *q;
     struct htp_trace *tr;
     uint8_t *slice;
+    struct hvx_fp16_range *fp16; /* [HTP_FP16_N] */
 };
 
 /* ---- the entry's side ---- */
@@ -74,7 +75,23 @@ uint32_t matmul_run_init(struct matmul_run *r, struct htp_op_ctx *octx, const st
         r->n_ct = range.count;
     }
     r->div_n_ct = fastdiv_init(HEX_MAX(r->n_ct, 1)); /* this device's share is known only here: once per op */
+    octx->rsp->mm_path = p->path == MATMUL_PATH_HMX ? HTP_RSP_PATH_HMX : HTP_RSP_PATH_HVX;
+    for (uint32_t t = 0; p->path == MATMUL_PATH_HMX && t < p->n_threads; t++) {
+        for (uint32_t k = 0; k < HTP_FP16_N; k++) {
+            hvx_fp16_range_clear(&ctx->fp16[t][k]);
+        }
+    }
     return HTP_STATUS_OK;
+}
+
+void matmul_run_end(const struct matmul_run *r) {
+    const struct htp_ctx *ctx = r->octx->ctx;
+    if (r->plan->path != MATMUL_PATH_HMX) {
+        return;
+    }
+    for (uint32_t k = 0; k < HTP_FP16_N; k++) {
+        hvx_fp16_range_reduce(ctx->fp16, r->plan->n_threads, k, &r->octx->rsp->fp16[k]);
+    }
 }
 
 /* ceil(n / n_workers), div being n_workers' fastdiv values. */
@@ -133,6 +150,7 @@ static bool matmul_worker_begin(struct matmul_worker *wk, const struct matmul_ru
     wk->q = &ctx->dma[ith];
     wk->tr = &ctx->trace[ith];
     wk->slice = ctx->vtcm + r->layout.slices + (size_t) ith * r->layout.per_thread;
+    wk->fp16 = ctx->fp16[ith];
     return wk->first < wk->end;
 }
 
@@ -145,16 +163,16 @@ static void matmul_worker_prefetch(const struct matmul_run *r, struct dma_queue 
     }
 }
 
-/* HMX: expand unit u's weight tile row at w into the worker's FP16 weight tile row, prefetch into w, multiply the
- * unit's activation tile rows into the output tiles (holding the HMX unit: while one worker multiplies, the others
- * expand). */
+/* HMX: expand unit u's weight tile row at w (valid weight rows) into the worker's FP16 weight tile row, prefetch into
+ * w, multiply the unit's activation tile rows into the output tiles (holding the HMX unit: while one worker
+ * multiplies, the others expand). */
 static void matmul_worker_hmx(const struct matmul_run *r, const struct matmul_worker *wk, struct matmul_unit u,
-                              uint8_t *w, struct matmul_unit *ahead, bool live, uint32_t info) {
+                              uint8_t *w, uint32_t valid, struct matmul_unit *ahead, bool live, uint32_t info) {
     const struct matmul_layout *l = &r->layout;
     uint8_t *wtile = wk->slice + l->wtile, *otile = wk->slice + l->otile;
     if (r->compute) {
         htp_trace_start(wk->tr, HTP_TRACE_HVX_W_DEQUANT, info);
-        hmx_weights_expand(&r->wt, w, wtile);
+        hmx_weights_expand(&r->wt, w, valid, wtile, &wk->fp16[HTP_FP16_SRC0]);
         htp_trace_stop(wk->tr, HTP_TRACE_HVX_W_DEQUANT, info);
     }
     matmul_worker_prefetch(r, wk->q, w, ahead, live);
@@ -169,6 +187,13 @@ static void matmul_worker_hmx(const struct matmul_run *r, const struct matmul_wo
         htp_trace_stop(wk->tr, HTP_TRACE_HMX_COMP, info);
         vdsp_hmx_unlock(ctx->dev);
     }
+}
+
+/* HMX: a job's n result vectors at out (valid weight rows each) into the worker's DST counts. Out of line: inlined, its
+ * loop's constants and counts would stay live across the worker's DMA calls. */
+static HEX_NOINLINE void matmul_results_range(const HVX_Vector *out, uint32_t n, uint32_t valid,
+                                              struct hvx_fp16_range *range) {
+    hmx_results_range(out, n, valid, range);
 }
 
 void matmul_worker_compute(unsigned nth, unsigned ith, void *arg) {
@@ -198,7 +223,7 @@ void matmul_worker_compute(unsigned nth, unsigned ith, void *arg) {
             dma_queue_pop(wk.q);
         }
         if (hmx) {
-            matmul_worker_hmx(r, &wk, u, w, &ahead, i + p < n, info);
+            matmul_worker_hmx(r, &wk, u, w, valid, &ahead, i + p < n, info);
         }
         dma_queue_pop(wk.q); /* E(i - p): the slot's last write-back has landed, or a dummy */
         if (r->compute) {
@@ -212,6 +237,9 @@ void matmul_worker_compute(unsigned nth, unsigned ith, void *arg) {
         if (u.k + 1 == r->units_per_job) { /* the job's last unit: its dst rows have their 32 results */
             uint32_t ra, rb;
             matmul_job_rows(r, u.g, &ra, &rb);
+            if (hmx && r->compute) {
+                matmul_results_range(out + (ra - r->r0), rb - ra, valid, &wk.fp16[HTP_FP16_DST]);
+            }
             uint8_t *d = r->dst->data + (size_t) ra * nb1 + (size_t) u.ct * MATMUL_TILE_ROWS * sizeof(float);
             dma_queue_push(wk.q, dma_make_pair(d, out + (ra - r->r0)), nb1, HEX_VLEN, valid * sizeof(float), rb - ra);
             js = js + 1 == p ? 0 : js + 1;
@@ -252,14 +280,15 @@ static void matmul_prep_push(const struct matmul_run *r, struct dma_queue *q, ui
 }
 
 /* HMX prep pair it from its two rows at v: vector it % 16 of the tiles of activation tile row it / 16 (a padding
- * column: zeros). Out of line: inlined into the worker, the zero vector of a padding column is hoisted and spilled
- * across the DMA pushes. */
-static HEX_NOINLINE void matmul_prep_pair_compute(const struct matmul_run *r, const uint8_t *v, uint32_t it) {
+ * column: zeros), the values narrowed counted into range. Out of line: inlined into the worker, the zero vector of a
+ * padding column is hoisted and spilled across the DMA pushes. */
+static HEX_NOINLINE void matmul_prep_pair_compute(const struct matmul_run *r, const uint8_t *v, uint32_t it,
+                                                  struct hvx_fp16_range *range) {
     uint8_t *dst = r->act + (size_t) (it / HMX_MM_PAIRS_PER_TILE) * r->wt.n_k_tiles * HMX_MM_TILE_BYTES +
                    (it % HMX_MM_PAIRS_PER_TILE) * HEX_VLEN;
     hmx_tiles_act_pair(r->hooks->pair_col(r, it, 0) != MATMUL_NO_COL ? v : NULL,
                        r->hooks->pair_col(r, it, 1) != MATMUL_NO_COL ? v + r->plan->stage_size : NULL, r->wt.n_k_tiles,
-                       dst);
+                       dst, range);
 }
 
 void matmul_worker_prep(unsigned nth, unsigned ith, void *arg) {
@@ -283,7 +312,7 @@ void matmul_worker_prep(unsigned nth, unsigned ith, void *arg) {
         if (r->compute) {
             htp_trace_start(wk.tr, HTP_TRACE_HVX_A_QUANT, it);
             if (hmx) {
-                matmul_prep_pair_compute(r, v, it);
+                matmul_prep_pair_compute(r, v, it, &wk.fp16[HTP_FP16_SRC1]);
             } else {
                 matmul_weights_prep_col(&r->wt, v, r->src1->ne[0], r->act + (size_t) it * r->plan->act_row_size);
             }

@@ -98,9 +98,14 @@ struct matmul_hooks {
 /* Start running op octx by plan p with the driver's hooks, p's VTCM layout being layout (the op's shapes checked): p
  * against the session and the operands, the weights on p's path, the DMA depth, the layout against VTCM, this device's
  * tile rows (all n_col_tiles, or its share when devices split the op: whole 128-byte lines of dst rows each where dst
- * allows). An htp status. */
+ * allows); then the op's response gets p's path and the workers' FP16 counts are cleared. An htp status. */
 uint32_t matmul_run_init(struct matmul_run *r, struct htp_op_ctx *octx, const struct matmul_plan *p,
                          const struct matmul_hooks *hooks, struct matmul_layout layout);
+
+/* After the op's last chunk: on HMX, the workers' FP16 counts (hvx-fp16-range.h) summed into the op's response
+ * (matmul_run_init set its path and cleared them). A count is of narrowings: a weight expanded for several chunks of
+ * columns, or an activation row several experts take, counts each time. */
+void matmul_run_end(const struct matmul_run *r);
 
 /* The chunk's n_jobs jobs over the compute workers and its n_prep prep items over the prep workers; returns how many
  * prep workers to run (no more than items). */

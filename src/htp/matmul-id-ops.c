@@ -157,5 +157,6 @@ uint32_t op_matmul_id(struct htp_op_ctx *octx) {
             return HTP_STATUS_FAULT;
         }
     }
+    matmul_run_end(r);
     return HTP_STATUS_OK;
 }

@@ -8,6 +8,8 @@
  * an ulp off, across a tie) and a residue where a min cancels a product.
  *   - F16 and F32 weights: rows laid out in 32-element pieces as the DMA lays them; the FP16 tile holds every element
  *     (F16: its bits; F32: rounded to nearest even).
+ *   - the FP16 range counts (src/htp/hvx-fp16-range.h): a tiled expansion's (nothing lost, its largest magnitude), and
+ *     values at both ends of FP16's range against the scalar narrowing.
  */
 #include "test-common.h"
 
@@ -59,11 +61,15 @@ static void check_type(enum vnpu_type type, struct test_rng *rng) {
     for (uint32_t t = 0; t < n_tiles; t++) {
         memcpy(vt_raw + (size_t) t * g.aligned_size, row + (size_t) t * g.size, g.size);
     }
+    static struct hvx_fp16_range range[1][HTP_FP16_N];
+    hvx_fp16_range_clear(&range[0][HTP_FP16_SRC0]);
     for (uint32_t t = 0; t < n_tiles; t++) {
         const uint8_t *sb = vt_raw + (size_t) (t - t % g.tiles_per_block) * g.aligned_size;
         fn(vt_raw + (size_t) t * g.aligned_size, sb, g.aligned_size,
-           (uint8_t *) vt_tiles + (size_t) t * per_tile * HMX_TILE_BYTES);
+           (uint8_t *) vt_tiles + (size_t) t * per_tile * HMX_TILE_BYTES, &range[0][HTP_FP16_SRC0]);
     }
+    struct htp_fp16_range got_range;
+    hvx_fp16_range_reduce(range, 1, HTP_FP16_SRC0, &got_range);
 
     float *want = malloc(sizeof(float) * K * 32);
     for (uint32_t t = 0; t < n_tiles; t++) {
@@ -74,11 +80,13 @@ static void check_type(enum vnpu_type type, struct test_rng *rng) {
             }
         }
     }
+    float max_abs = 0.0f;
     for (uint32_t n = 0; n < 32; n++) {
         float rowmax = 0.0f;
         for (uint32_t k = 0; k < K; k++) {
             rowmax = fmaxf(rowmax, fabsf(want[n * K + k]));
         }
+        max_abs = fmaxf(max_abs, rowmax);
         for (uint32_t k = 0; k < K; k++) {
             const vnpu_fp16_t got = vt_tiles[(k / 32) * HMX_TILE_HALVES + hmx_tile_index(k % 32, n)];
             const vnpu_fp16_t fp16 = vnpu_f32_to_fp16(want[n * K + k]);
@@ -87,6 +95,13 @@ static void check_type(enum vnpu_type type, struct test_rng *rng) {
                          got, (double) want[n * K + k], fp16);
             }
         }
+    }
+    /* N(0, 1) weights stay inside FP16's range; the largest narrowed is the tile row's largest (its padding rows 0) */
+    assert_int_equal(got_range.n_overflow, 0);
+    assert_int_equal(got_range.n_flush, 0);
+    if (fabsf(got_range.max_abs - max_abs) > 0x1p-20f * max_abs) {
+        fail_msg("%s: largest magnitude %a, the tile row's %a", vnpu_type_name(type), (double) got_range.max_abs,
+                 (double) max_abs);
     }
     free(want);
     free(x);
@@ -143,10 +158,62 @@ static void test_float_weights(void **state) {
     }
 }
 
+/* The FP16 range counts (hvx-fp16-range.h) of values at both ends of FP16's range, each against what the scalar
+ * narrowing to FP16 (nearest even) does to it: an overflow is a finite value that becomes an infinity, a flush a
+ * nonzero value that becomes a zero; infinities and NaNs count as neither and are no magnitude; the results' counts
+ * take only valid lanes' infinities. */
+static void test_range(void **state) {
+    (void) state;
+    static const float edge[] = {65504.0f, 65519.996f, 65520.0f, -65520.0f,     1e5f,     3.4e38f,   -INFINITY,
+                                 INFINITY, NAN,        0.0f,     -0.0f,         0x1p-25f, -0x1p-25f, 0x1.000002p-25f,
+                                 0x1p-24f, 1e-45f,     -1e-40f,  5.9604645e-8f, 1.0f,     -2.5f,     3e-6f};
+    const size_t n_edge = sizeof(edge) / sizeof(edge[0]);
+    static float v[2][32] __attribute__((aligned(128)));
+    static struct hvx_fp16_range range[2][HTP_FP16_N];
+    uint32_t over = 0, flush = 0;
+    float max_abs = 0.0f;
+    for (int w = 0; w < 2; w++) {
+        for (int i = 0; i < 32; i++) {
+            v[w][i] = edge[(size_t) (w * 32 + i) % n_edge];
+        }
+        const struct hvx_fp16_range_k k = hvx_fp16_range_k();
+        hvx_fp16_range_clear(&range[w][HTP_FP16_SRC1]);
+        hvx_fp16_range_add(&range[w][HTP_FP16_SRC1], &k, hvx_vmem_ld(v[w]));
+        for (int i = 0; i < 32; i++) {
+            const float x = v[w][i], h = vnpu_fp16_to_f32(vnpu_f32_to_fp16(x));
+            over += isfinite(x) && isinf(h);
+            flush += x != 0.0f && h == 0.0f;
+            max_abs = isfinite(x) ? fmaxf(max_abs, fabsf(x)) : max_abs;
+        }
+    }
+    struct htp_fp16_range got;
+    hvx_fp16_range_reduce(range, 2, HTP_FP16_SRC1, &got);
+    assert_int_equal(got.n_overflow, over);
+    assert_int_equal(got.n_flush, flush);
+    assert_true(over >= 6 && flush >= 6); /* both ends reached, over both workers */
+    assert_float_equal(got.max_abs, max_abs, 0.0f);
+
+    /* results: lanes 0 .. 4 valid, an infinity in lanes 1 (valid) and 7 (not), 65504 in lane 9 (not) */
+    static float res[32] __attribute__((aligned(128)));
+    res[1] = -INFINITY;
+    res[2] = 100.0f;
+    res[3] = NAN;
+    res[7] = INFINITY;
+    res[9] = 65504.0f;
+    const struct hvx_fp16_range_k k = hvx_fp16_range_k();
+    hvx_fp16_range_clear(&range[0][HTP_FP16_DST]);
+    hvx_fp16_range_add_results(&range[0][HTP_FP16_DST], &k, hvx_vmem_ld(res), Q6_Q_vsetq2_R(5 * sizeof(float)));
+    hvx_fp16_range_reduce(range, 1, HTP_FP16_DST, &got);
+    assert_int_equal(got.n_overflow, 1);
+    assert_int_equal(got.n_flush, 0);
+    assert_float_equal(got.max_abs, 100.0f, 0.0f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiled_types),
         cmocka_unit_test(test_float_weights),
+        cmocka_unit_test(test_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,6 +82,7 @@ static void request(struct fixture *f, const struct htp_op_family *family, enum 
     req->off_bufs = 1024;
     req->off_tensors = 1536;
     req->off_ops = 2048;
+    req->off_op_rsp = 3072;
     struct htp_buf_desc *bufs = (struct htp_buf_desc *) (base + req->off_bufs);
     struct htp_tensor_desc *tensors = (struct htp_tensor_desc *) (base + req->off_tensors);
     struct htp_op_desc *op = (struct htp_op_desc *) (base + req->off_ops);

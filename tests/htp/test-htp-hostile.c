@@ -17,6 +17,7 @@
 #include "test-common.h"
 
 #include "binary-ops.h"
+#include "flash-attn-ops.h"
 #include "get-rows-ops.h"
 #include "hmx-mm-id.h"
 #include "htp-device-impl.h"
@@ -106,7 +107,8 @@ static struct req req_begin(struct fixture *f, enum htp_op opcode, uint32_t n_sr
                               .n_ops = 1,
                               .off_bufs = 1024,
                               .off_tensors = 1536,
-                              .off_ops = 4096};
+                              .off_ops = 4096,
+                              .off_op_rsp = BLOCK / 2};
     struct htp_buf_desc *bufs = (struct htp_buf_desc *) (base + r.hdr->off_bufs);
     bufs[0] = (struct htp_buf_desc){.fd = f->data->fd, .flags = HTP_BUF_PINNED, .size = f->data->size};
     r.op->opcode = opcode;
@@ -255,7 +257,8 @@ static void test_too_many_ops(void **state) {
 
 /* kernel_params whose fastdiv values are not their shape's: the kernels unravel flat rows and index positions with
  * them, so a wrong one (here: dividing by 1 instead of by ne1 = 4) put a row's i1 at 2^32 - 3 r and its address far
- * outside the tensor. GET_ROWS and SET_ROWS (the copy stream, SET_ROWS' index modulos) and ADD (the row stream). */
+ * outside the tensor. GET_ROWS and SET_ROWS (the copy stream, SET_ROWS' index modulos), ADD (the row stream) and
+ * FLASH_ATTN_EXT (its query rows and K/V heads). */
 static void test_fastdiv_not_the_shapes(void **state) {
     struct fixture *f = *state;
     struct vnpu_ctx *ctx = vnpu_ctx_new(1 << 16, true);
@@ -282,6 +285,19 @@ static void test_fastdiv_not_the_shapes(void **state) {
     assert_int_equal(call(f), HTP_STATUS_OK);
     ((struct binary_kparams *) r.op->kparams)->plan.div_ne1 = fastdiv_init(1);
     expect(f, HTP_STATUS_INVAL_PARAMS, "op 0 (ADD): kernel_params or shapes rejected by the kernel");
+
+    /* FLASH_ATTN_EXT: 8 query heads over 2 K/V heads; a GQA ratio of 1 put query head 7 on K/V head 7 of 2. */
+    struct vnpu_tensor *q = vnpu_new_tensor_3d(ctx, VNPU_TYPE_F32, 64, 4, 8);
+    struct vnpu_tensor *k = vnpu_new_tensor_3d(ctx, VNPU_TYPE_F16, 64, 32, 2);
+    struct vnpu_tensor *v = vnpu_new_tensor_3d(ctx, VNPU_TYPE_F16, 64, 32, 2);
+    struct vnpu_tensor *mask = vnpu_new_tensor_2d(ctx, VNPU_TYPE_F16, 32, 4);
+    struct vnpu_tensor *fa = vnpu_flash_attn_ext(ctx, q, k, v, mask, 0.125f, 0.0f, 0.0f);
+    const uint32_t fa_off[5] = {0, 1u << 16, 1u << 17, 3u << 16, 1u << 18};
+    memset(f->data->host, 0, 5u << 16);
+    r = req_plan(f, &htp_family_flash_attn, HTP_OP_FLASH_ATTN_EXT, fa, 4, fa_off, HTP_MM_PATH_AUTO);
+    assert_int_equal(call(f), HTP_STATUS_OK);
+    ((struct flash_attn_kparams *) r.op->kparams)->div_gqa = fastdiv_init(1);
+    expect(f, HTP_STATUS_INVAL_PARAMS, "op 0 (FLASH_ATTN_EXT): kernel_params or shapes rejected by the kernel");
     vnpu_ctx_free(ctx);
 }
 

@@ -51,6 +51,7 @@ static void fixture_request(struct fixture *f) {
     f->req->off_bufs = 1024;
     f->req->off_tensors = 1536;
     f->req->off_ops = 2048;
+    f->req->off_op_rsp = 3072;
     f->bufs = (struct htp_buf_desc *) (base + f->req->off_bufs);
     f->tensors = (struct htp_tensor_desc *) (base + f->req->off_tensors);
     f->op = (struct htp_op_desc *) (base + f->req->off_ops);
@@ -146,6 +147,12 @@ static void test_bad_header(void **state) {
     fixture_request(f);
     f->req->mdev_count = HTP_MAX_MDEV + 1;
     expect(f, HTP_STATUS_INVAL_PARAMS, "expected 0 <= mdev_idx < mdev_count <= 16");
+    fixture_request(f);
+    f->req->off_op_rsp = 4064; /* the op's response would end past the block */
+    expect(f, HTP_STATUS_INVAL_PARAMS, "the op response area");
+    fixture_request(f);
+    f->req->off_op_rsp = 0; /* written over the header, its response included */
+    expect(f, HTP_STATUS_INVAL_PARAMS, "overlaps the");
 }
 
 static void test_bad_tensors(void **state) {

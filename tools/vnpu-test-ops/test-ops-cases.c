@@ -9,6 +9,8 @@
  */
 #include "test-ops-cases.h"
 
+#include "htp-msg.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -222,8 +224,19 @@ static struct vnpu_tensor *build_mul_mat(struct vnpu_ctx *ctx, const struct ops_
 }
 
 static int print_mul_mat(const struct ops_case *c, char *buf, size_t size) {
-    return c->mm.layout1 != OPS_LAYOUT_CONT ? snprintf(buf, size, ",layout1=%s", ops_layout_names[c->mm.layout1]) : 0;
+    int n = c->mm.layout1 != OPS_LAYOUT_CONT ? snprintf(buf, size, ",layout1=%s", ops_layout_names[c->mm.layout1]) : 0;
+    if (c->mm.scale1 != 0.0f) {
+        n += snprintf(buf + n, size - (size_t) n, ",scale1=%g", (double) c->mm.scale1);
+    }
+    return n;
 }
+
+/* The activations (operand 1) times mm.scale1. */
+static float input_mul_mat(const struct ops_case *c, int operand, float normal) {
+    return operand == 1 && c->mm.scale1 != 0.0f ? normal * c->mm.scale1 : normal;
+}
+
+static double nmse_path_mul_mat(const struct ops_case *c, uint32_t path);
 
 /* MUL_MAT_ID: experts' weights src0 (type, maybe a weight) [K, M, n_expert, 1], F32 activations ne1 = [K, ne11,
  * n_tokens, 1] (ne11 = n_used, or 1: one row per token broadcast over its slots), ids I32 [mm.n_used, n_tokens]. */
@@ -252,7 +265,8 @@ static int64_t index_mul_mat_id(const struct ops_case *c, int operand, size_t e,
 }
 
 static int print_mul_mat_id(const struct ops_case *c, char *buf, size_t size) {
-    return snprintf(buf, size, ",n_used=%lld", (long long) c->mm.n_used);
+    const int n = snprintf(buf, size, ",n_used=%lld", (long long) c->mm.n_used);
+    return n + print_mul_mat(c, buf + n, size - (size_t) n);
 }
 
 /* ---- attention: ROPE, SOFT_MAX, FLASH_ATTN_EXT ---- */
@@ -401,12 +415,19 @@ static const struct ops_kind ops_kinds[] = {
      .index = index_set_rows},
     {.name = "CPY", .build = build_cpy, .inputs = inputs_cpy, .print = print_cpy},
     {.name = "CONT", .build = build_cont, .inputs = inputs_cont},
-    {.name = "MUL_MAT", .build = build_mul_mat, .inputs = inputs_mul_mat, .print = print_mul_mat},
+    {.name = "MUL_MAT",
+     .build = build_mul_mat,
+     .input = input_mul_mat,
+     .inputs = inputs_mul_mat,
+     .print = print_mul_mat,
+     .nmse_path = nmse_path_mul_mat},
     {.name = "MUL_MAT_ID",
      .build = build_mul_mat_id,
+     .input = input_mul_mat,
      .inputs = inputs_mul_mat_id,
      .print = print_mul_mat_id,
-     .index = index_mul_mat_id},
+     .index = index_mul_mat_id,
+     .nmse_path = nmse_path_mul_mat},
 };
 
 const struct ops_kind *ops_kind_find(const char *name) {
@@ -539,19 +560,51 @@ const struct ops_kind *ops_kind_find(const char *name) {
  *   HMX path (hmx-mm.c, hmx-mm-id.c): the activations, F32 weights and the output tiles rounded to FP16, exact
  *   products summed in an f32 accumulator in k order (hmx.h's model: at most E32 K / 2 = 1.3e-12 at K = 4096):
  *   2 E16 with F16 weights (measured 6.9e-8..1.2e-7), 3 E16 with F32 ones (1.1e-7..1.7e-7).
- * A case HMX can take (K a multiple of 32: rule 2 of htp-prep-matmul-hmx.c and of htp-prep-matmul-id.c) gets HMX's
- * bound, since VNPU_MM_PATH=hmx sends it there and auto does for a batch; the others run on HVX, with HVX's. Each
+ * An HTP device says which path each node took (vnpu_htp_node_rsp), and each F32 and F16 case is held to its path's
+ * bound (nmse_path_mul_mat); the table's bound is for a device that does not say: HMX's where HMX can take the case
+ * (K a multiple of 32: rule 2 of htp-prep-matmul-hmx.c and of htp-prep-matmul-id.c), else HVX's. Each
  * bound is 3 times its expectation (a small case's NMSE, over few outputs, reached 1.4 times it), and below what a
  * scale off by 1e-3 (NMSE 1e-6) or one product term wrong in every dot product (about 1 / K: 2.4e-4 at K = 4096)
  * gives: with either put into both paths' kernels, every F32 and F16 case failed (the smallest NMSE 8.1e-7). */
-#define NMSE_MM         5e-4
-#define MM_E32          6.4e-16
-#define MM_E16          4.3e-8
-#define MM_HMX_TAKES(K) ((K) % 32 == 0)
+#define NMSE_MM          5e-4
+#define MM_E32           6.4e-16
+#define MM_E16           4.3e-8
+#define MM_HMX_TAKES(K)  ((K) % 32 == 0)
 #define NMSE_MM_QUANT(K) NMSE_MM
-#define MM_N(K)         (((K) + 31) / 32) /* n above */
-#define NMSE_MM_F32(K)  (MM_HMX_TAKES(K) ? 3 * 3 * MM_E16 : 3 * MM_E32 * (7.5 + MM_N(K) / 2.0 - 1.0 / MM_N(K)))
-#define NMSE_MM_F16(K)  (MM_HMX_TAKES(K) ? 3 * 2 * MM_E16 : 3 * MM_E16)
+#define MM_N(K)          (((K) + 31) / 32) /* n above */
+#define NMSE_MM_F32_HVX(K) (3 * MM_E32 * (7.5 + MM_N(K) / 2.0 - 1.0 / MM_N(K)))
+#define NMSE_MM_F32_HMX    (3 * 3 * MM_E16)
+#define NMSE_MM_F16_HVX    (3 * MM_E16)
+#define NMSE_MM_F16_HMX    (3 * 2 * MM_E16)
+#define NMSE_MM_F32(K)     (MM_HMX_TAKES(K) ? NMSE_MM_F32_HMX : NMSE_MM_F32_HVX(K))
+#define NMSE_MM_F16(K)     (MM_HMX_TAKES(K) ? NMSE_MM_F16_HMX : NMSE_MM_F16_HVX)
+
+/* F32 and F16 weights: the bound of the path taken; block types: the table's (both paths quantize or narrow). */
+static double nmse_path_mul_mat(const struct ops_case *c, uint32_t path) {
+    const bool hmx = path == HTP_RSP_PATH_HMX;
+    if (c->type == VNPU_TYPE_F32) {
+        return hmx ? NMSE_MM_F32_HMX : NMSE_MM_F32_HVX(c->ne[0]);
+    }
+    if (c->type == VNPU_TYPE_F16) {
+        return hmx ? NMSE_MM_F16_HMX : NMSE_MM_F16_HVX;
+    }
+    return c->nmse_max;
+}
+
+/* Both ends of FP16's range on the HMX path, F32 weights [256, 64] x 128 columns: weights (src0, in_scale) or
+ * activations (src1, mm.scale1) of 5000 make dot products of about 5000 x 16 (results past 65504), of 1e5 values past
+ * it, of 1e-9 values below FP16's least subnormal (6e-8). On HVX every one matches the CPU within HVX's bound; on HMX
+ * the op must report the overflow or flush of the operand named (its NMSE cannot hold). A MUL_MAT_ID case too. */
+#define MM_FP16(SCALE0, SCALE1, WHAT, OPERAND)                                                                       \
+    {"MUL_MAT", {256, 64, 1, 1}, {256, 128, 1, 1}, .type = VNPU_TYPE_F32, .weight = true, .in_scale = SCALE0,        \
+     .nmse_max = NMSE_MM_F32(256), .mm = {.scale1 = SCALE1, .fp16 = WHAT, .fp16_operand = OPERAND}}
+#define MM_FP16_ROWS                                                                                                  \
+    MM_FP16(5000.0f, 0.0f, OPS_FP16_OVERFLOW, HTP_FP16_DST), MM_FP16(0.0f, 5000.0f, OPS_FP16_OVERFLOW, HTP_FP16_DST), \
+    MM_FP16(1e5f, 0.0f, OPS_FP16_OVERFLOW, HTP_FP16_SRC0), MM_FP16(0.0f, 1e5f, OPS_FP16_OVERFLOW, HTP_FP16_SRC1),     \
+    MM_FP16(1e-9f, 0.0f, OPS_FP16_FLUSH, HTP_FP16_SRC0), MM_FP16(0.0f, 1e-9f, OPS_FP16_FLUSH, HTP_FP16_SRC1),         \
+    {"MUL_MAT_ID", {128, 64, 8, 1}, {128, 1, 128, 1}, .type = VNPU_TYPE_F32, .weight = true,                          \
+     .nmse_max = NMSE_MM_F32(128),                                                                                    \
+     .mm = {.n_used = 2, .scale1 = 1e5f, .fp16 = OPS_FP16_OVERFLOW, .fp16_operand = HTP_FP16_SRC1}}
 
 /* MUL_MAT: a weight type T with bound NMSE(K) (above), src0 a model weight (W: in the device's weight buffer, tiled
  * where the device tiles it) or plain memory: K = B, 2B, 4B, 8B x k for the type's block B (32; Q2_0 64, Q1_0 128,
@@ -828,6 +881,7 @@ const struct ops_case ops_cases[] = {
     GET_ROWS_QUANT(VNPU_TYPE_Q6_K, NMSE_KQ_TILED),
     MM_ROWS(VNPU_TYPE_F32, true, NMSE_MM_F32),
     MM_FLOAT_ROWS(VNPU_TYPE_F32, NMSE_MM_F32),
+    MM_FP16_ROWS,
     MM_ROWS(VNPU_TYPE_F16, true, NMSE_MM_F16),
     MM_FLOAT_ROWS(VNPU_TYPE_F16, NMSE_MM_F16),
     MM_PERF_ROWS(VNPU_TYPE_F16, NMSE_MM_F16),

@@ -56,10 +56,20 @@ struct ops_rows {
     enum vnpu_type type2;    /* SET_ROWS: the destination's type */
 };
 
+/* What narrowing an operand to FP16 on the HMX path must report (ops_mm.fp16). */
+enum ops_fp16 {
+    OPS_FP16_NONE = 0,     /* nothing: every count 0 (also what every other case must report) */
+    OPS_FP16_OVERFLOW = 1, /* n_overflow > 0 for ops_mm.fp16_operand */
+    OPS_FP16_FLUSH = 2,    /* n_flush > 0 for ops_mm.fp16_operand */
+};
+
 /* MUL_MAT's and MUL_MAT_ID's fields of a case (ops_case.mm). */
 struct ops_mm {
     enum ops_layout layout1; /* the activations' layout */
     int64_t n_used;          /* MUL_MAT_ID: experts per token (ids [n_used, n_tokens]) */
+    float scale1;            /* the activations' values times this (0: 1), as in_scale for src0 */
+    enum ops_fp16 fp16;      /* on HMX: what its FP16 narrowing must report (then its NMSE is not asked for) */
+    uint32_t fp16_operand;   /* the operand that reports it (htp-msg.h's enum htp_fp16_operand) */
 };
 
 struct ops_case {
@@ -108,6 +118,9 @@ struct ops_kind {
     /* Optional: the value of element e of an integer (I32, I64) operand, from a draw of N(0, 1) (row indices:
      * GET_ROWS any, SET_ROWS distinct within each row of indices); NULL rounds the input value. */
     int64_t (*index)(const struct ops_case *c, int operand, size_t e, float normal);
+    /* Optional: the NMSE bound of a case on the matmul path its node took (htp-msg.h's enum htp_rsp_path, as the
+     * HTP device reports it: vnpu_htp_node_rsp); NULL, or a device that does not say, keeps nmse_max. */
+    double (*nmse_path)(const struct ops_case *c, uint32_t path);
 };
 
 extern const struct ops_case ops_cases[];

@@ -4,6 +4,7 @@
 #include "buffer.h"
 #include "fp16.h"
 #include "hash.h"
+#include "htp-host.h"
 #include "log.h"
 #include "rng.h"
 #include "type-traits.h"
@@ -323,10 +324,50 @@ static double ops_time(struct vnpu_device *dev, struct ops_side *s) {
     return (t - t0) / runs;
 }
 
-/* Compare the two sides: results by NMSE, inputs bitwise against their bytes before the compute. A pass says the
- * largest NMSE of its nodes and the case's bound in detail. */
-static enum ops_result ops_compare(const struct ops_case *c, const struct ops_side *d, const struct ops_side *r,
-                                   char *detail, size_t size) {
+/* What dut answered for node a (an HTP device's op response) against what case c of kind k expects: a matmul's bound
+ * by its path into *nmse_max; on HMX, a case that expects an FP16 report (ops_mm.fp16) must get it for its operand,
+ * *reported then says it was (no NMSE is asked of that node), and every other op must report nothing lost. False
+ * with the reason in detail when the report is not what the case expects. */
+static bool ops_check_rsp(const struct ops_case *c, const struct ops_kind *k, struct vnpu_device *dut,
+                          const struct vnpu_tensor *a, double *nmse_max, bool *reported, char *detail, size_t size) {
+    static const char *const operand[HTP_FP16_N] = {"src0", "src1", "dst"};
+    struct htp_op_rsp rsp;
+    *nmse_max = c->nmse_max;
+    *reported = false;
+    if (!vnpu_htp_device_is(dut) || !vnpu_htp_node_rsp(dut, a, &rsp)) {
+        return true;
+    }
+    if (k->nmse_path && rsp.mm_path != HTP_RSP_PATH_NONE) {
+        *nmse_max = k->nmse_path(c, rsp.mm_path);
+    }
+    const enum ops_fp16 want = k->nmse_path && rsp.mm_path == HTP_RSP_PATH_HMX ? c->mm.fp16 : OPS_FP16_NONE;
+    for (uint32_t j = 0; j < HTP_FP16_N; j++) {
+        const struct htp_fp16_range *f = &rsp.fp16[j];
+        const bool named = want != OPS_FP16_NONE && j == c->mm.fp16_operand;
+        if (named && (want == OPS_FP16_OVERFLOW ? f->n_overflow : f->n_flush) == 0) {
+            snprintf(detail, size, "HMX reported no FP16 %s of %s (%u overflows, %u flushes)",
+                     want == OPS_FP16_OVERFLOW ? "overflow" : "flush", operand[j], f->n_overflow, f->n_flush);
+            return false;
+        }
+        if (want == OPS_FP16_NONE && (f->n_overflow || f->n_flush)) {
+            snprintf(detail, size, "an FP16 report nothing asked for: %s %u overflows, %u flushes (largest %g)",
+                     operand[j], f->n_overflow, f->n_flush, (double) f->max_abs);
+            return false;
+        }
+        if (named) {
+            snprintf(detail, size, "HMX reported %u FP16 %s of %s (largest %g)",
+                     want == OPS_FP16_OVERFLOW ? f->n_overflow : f->n_flush,
+                     want == OPS_FP16_OVERFLOW ? "overflows" : "flushes", operand[j], (double) f->max_abs);
+            *reported = true;
+        }
+    }
+    return true;
+}
+
+/* Compare the two sides: results by NMSE, inputs bitwise against their bytes before the compute, dut's op responses
+ * (ops_check_rsp). A pass says the largest NMSE of its nodes and the bound in detail, or the FP16 report HMX made. */
+static enum ops_result ops_compare(const struct ops_case *c, const struct ops_kind *k, struct vnpu_device *dut,
+                                   const struct ops_side *d, const struct ops_side *r, char *detail, size_t size) {
     if (!ops_guards_ok(d)) {
         snprintf(detail, size, "a write outside the tensors (sentinel bytes changed)");
         return OPS_FAIL;
@@ -337,12 +378,23 @@ static enum ops_result ops_compare(const struct ops_case *c, const struct ops_si
             return OPS_FAIL;
         }
     }
-    double nmse_max = 0.0;
+    double nmse_max = 0.0, bound_max = c->nmse_max;
+    bool reported = false;
     for (int n = 0; n < d->g->n_nodes; n++) {
         const struct vnpu_tensor *a = d->g->nodes[n], *b = r->g->nodes[n];
         if (vnpu_op_is_empty(a->op)) {
             continue;
         }
+        double bound;
+        bool node_reported;
+        if (!ops_check_rsp(c, k, dut, a, &bound, &node_reported, detail, size)) {
+            return OPS_FAIL;
+        }
+        if (node_reported) {
+            reported = true;
+            continue;
+        }
+        bound_max = bound;
         int64_t ix[4] = {-1, -1, -1, -1};
         const double nmse = ops_nmse(a, b, ix);
         if (ix[0] >= 0) {
@@ -351,13 +403,15 @@ static enum ops_result ops_compare(const struct ops_case *c, const struct ops_si
                      ops_get(a, ix[0], ix[1], ix[2], ix[3]), ops_get(b, ix[0], ix[1], ix[2], ix[3]));
             return OPS_FAIL;
         }
-        if (!(nmse <= c->nmse_max)) {
-            snprintf(detail, size, "NMSE = %.3g > %.3g at node %d (%s)", nmse, c->nmse_max, n, vnpu_op_desc(a));
+        if (!(nmse <= bound)) {
+            snprintf(detail, size, "NMSE = %.3g > %.3g at node %d (%s)", nmse, bound, n, vnpu_op_desc(a));
             return OPS_FAIL;
         }
         nmse_max = nmse > nmse_max ? nmse : nmse_max;
     }
-    snprintf(detail, size, "NMSE %.3g <= %.3g", nmse_max, c->nmse_max);
+    if (!reported) {
+        snprintf(detail, size, "NMSE %.3g <= %.3g", nmse_max, bound_max);
+    }
     return OPS_PASS;
 }
 
@@ -386,7 +440,7 @@ enum ops_result ops_run_case(const struct ops_case *c, struct vnpu_device *dut, 
                (st = vnpu_sched_graph_compute(&ref, 1, r.g)) != VNPU_STATUS_OK) {
         snprintf(detail, size, "compute failed: %s", vnpu_status_str(st));
     } else {
-        res = ops_compare(c, &d, &r, detail, size);
+        res = ops_compare(c, k, dut, &d, &r, detail, size);
     }
     if (res == OPS_PASS && perf) {
         size_t bytes = 0;

@@ -1,0 +1,113 @@
+/*
+ * FP16's range on the HMX path, told to the user (docs/HTP.md, "FP16 range on HMX"): a synthetic F32 model whose
+ * weights have std 3 (the oracle's gen_gguf: 128 embd, 2 layers, ff 384, vocab 512) makes layer 0's ffn_out
+ * results pass 65504 on a 260-token prompt, decoded in two batches of 130 (HMX: a batch of 128 or more columns). On
+ * HTP0 vnpu-cli must generate (exit 0) and warn exactly once per affected node and operand, naming the node, the
+ * operand, the count and VNPU_MM_PATH=hvx, although both batches overflow; with VNPU_MM_PATH=hvx it warns nothing.
+ */
+#include "test-common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_PROMPT 260
+
+/* The model in the scratch directory (made once). */
+static const char *model(void) {
+    static char path[4096];
+    if (!path[0]) {
+        snprintf(path, sizeof(path), "%s/fp16-range.gguf", test_tmpdir());
+        const int rc =
+            test_run(NULL, NULL,
+                     "%s/gen_gguf --preset tiny --n-embd 128 --n-layer 2 --n-head 4 --n-head-kv 4 --n-ff 384 "
+                     "--n-vocab 512 --n-ctx 512 --std 3 --type f32 -o %s > /dev/null",
+                     test_oracle_bin(), path);
+        assert_int_equal(rc, 0);
+    }
+    return path;
+}
+
+/* vnpu-cli on the model with mm_path as VNPU_MM_PATH; its stderr. */
+static char *run_cli(const char *mm_path) {
+    char tokens[8 * N_PROMPT];
+    size_t n = 0;
+    for (int i = 0; i < N_PROMPT; i++) {
+        n += (size_t) snprintf(tokens + n, sizeof(tokens) - n, "%s%d", i ? "," : "", 1 + i % 500);
+    }
+    char *err = NULL;
+    const int rc = test_run(NULL, &err,
+                            "VNPU_MM_PATH=%s %s/vnpu-cli -m %s --tokens %s -n 2 --temp 0 -t 2 -c 512 -b 130 "
+                            "--device HTP0",
+                            mm_path, test_tools_dir(), model(), tokens);
+    if (rc != 0) {
+        fail_msg("vnpu-cli (VNPU_MM_PATH=%s) exited %d:\n%s", mm_path, rc, err);
+    }
+    return err;
+}
+
+/* The number of lines of text that contain every one of the n strings of want. */
+static int count_lines(const char *text, const char *const *want, int n) {
+    int count = 0;
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        const size_t len = end ? (size_t) (end - line) : strlen(line);
+        char buf[1024];
+        snprintf(buf, sizeof(buf), "%.*s", (int) len, line);
+        bool all = true;
+        for (int i = 0; i < n && all; i++) {
+            all = strstr(buf, want[i]) != NULL;
+        }
+        count += all;
+        line = end ? end + 1 : NULL;
+    }
+    return count;
+}
+
+static void test_hmx_warns_once(void **state) {
+    (void) state;
+    char *err = run_cli("auto");
+    static const char *const warning[] = {"warning: HTP0: MUL_MAT '", "' on HMX: its ", "narrowed to FP16",
+                                          "set VNPU_MM_PATH=hvx to keep F32 on the NPU"};
+    static const char *const output[] = {"warning: HTP0: MUL_MAT 'ffn_out-0' on HMX: its output narrowed to FP16: ",
+                                         "beyond its range (now infinities)", "the largest finite magnitude 65504;"};
+    const int n_warn = count_lines(err, warning, 4);
+    if (count_lines(err, output, 3) != 1 || n_warn == 0) {
+        fail_msg("expected one warning of ffn_out-0's output overflow:\n%s", err);
+    }
+    /* once per (node, operand): no line twice, though the second batch overflows as the first */
+    for (const char *line = err; line && *line;) {
+        const char *end = strchr(line, '\n');
+        char buf[512];
+        snprintf(buf, sizeof(buf), "%.*s", (int) (end ? (size_t) (end - line) : strlen(line)), line);
+        char *colon = strstr(buf, "narrowed to FP16");
+        if (colon) {
+            *colon = 0; /* the node and the operand */
+            const char *const key[] = {buf};
+            if (count_lines(err, key, 1) != 1) {
+                fail_msg("'%s' warned more than once:\n%s", buf, err);
+            }
+        }
+        line = end ? end + 1 : NULL;
+    }
+    printf("%d warnings on HMX\n", n_warn);
+    free(err);
+}
+
+static void test_hvx_warns_nothing(void **state) {
+    (void) state;
+    char *err = run_cli("hvx");
+    static const char *const any[] = {"on HMX"};
+    if (count_lines(err, any, 1) != 0) {
+        fail_msg("a warning with VNPU_MM_PATH=hvx:\n%s", err);
+    }
+    free(err);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hmx_warns_once),
+        cmocka_unit_test(test_hvx_warns_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
