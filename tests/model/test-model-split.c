@@ -105,7 +105,7 @@ static void test_layer_devices_table(void **state) {
     struct vnpu_device *devs[LLAMA_MAX_DEVICES], *layer_dev[17];
     int n_devs = 0;
     assert_int_equal(llama_devices_open("HTP0,CPU,HTP1", 1, devs, &n_devs), VNPU_STATUS_OK);
-    llama_layer_devices(devs, n_devs, 16, layer_dev);
+    llama_layer_devices(devs, n_devs, 16, 0, layer_dev);
     for (int il = 0; il <= 16; il++) {
         assert_string_equal(vnpu_device_name(layer_dev[il]), il <= 8 ? "HTP0" : "HTP1");
     }
@@ -113,7 +113,7 @@ static void test_layer_devices_table(void **state) {
         vnpu_device_free(devs[d]);
     }
     assert_int_equal(llama_devices_open("CPU", 1, devs, &n_devs), VNPU_STATUS_OK);
-    llama_layer_devices(devs, n_devs, 16, layer_dev);
+    llama_layer_devices(devs, n_devs, 16, 0, layer_dev);
     for (int il = 0; il <= 16; il++) {
         assert_null(layer_dev[il]); /* the CPU alone: no split, no preference */
     }
