@@ -25,6 +25,9 @@ enum vnpu_status llama_kv_cache_init(struct llama_kv_cache *kv, const struct lla
         const uint32_t il = (uint32_t) (i / (size_t) kv->n_part);
         const int d = (int) (i % (size_t) kv->n_part);
         const int64_t n_head_kv = w->n_part > 0 ? w->layers[il].split.head_kv[d].n : hp->n_head_kv;
+        if (n_head_kv == 0) {
+            continue; /* a tensor split's device without heads in this layer */
+        }
         kv->k[i] = vnpu_new_tensor_2d(kv->ctx, type_k, hp->n_embd_head * n_head_kv, n_ctx);
         kv->v[i] = vnpu_new_tensor_2d(kv->ctx, type_v, hp->n_embd_head * n_head_kv, n_ctx);
         if (w->n_part > 0) {
@@ -46,7 +49,7 @@ enum vnpu_status llama_kv_cache_init(struct llama_kv_cache *kv, const struct lla
     size_t offset = 0;
     for (size_t i = 0; i < n; i++) {
         struct vnpu_tensor *t[2] = {kv->k[i], kv->v[i]};
-        for (int j = 0; j < 2; j++) {
+        for (int j = 0; j < 2 && t[j]; j++) {
             vnpu_buffer_place_tensor(kv->buf, t[j], offset);
             offset += (vnpu_buffer_type_alloc_size(bt, t[j]) + bt->alignment - 1) / bt->alignment * bt->alignment;
         }

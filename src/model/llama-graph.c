@@ -129,6 +129,9 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
         struct vnpu_tensor *attn = NULL;
         for (int d = 0; d < n_part; d++) { /* a tensor split: each device's partial sum, added up on dev */
             const struct llama_layer_part mats = llama_layer_part_get(w, y, d);
+            if (!mats.wo) {
+                continue; /* no heads of this layer on device d */
+            }
             struct vnpu_tensor *part =
                 self_attention(ctx, g, model, &mats,
                                w->n_part > 0 ? y->split.head_kv[d].n : hp->n_head_kv, kv->k[il * kv->n_part + d],
@@ -150,6 +153,9 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
         struct vnpu_tensor *ffn = NULL;
         for (int d = 0; d < n_part; d++) {
             const struct llama_layer_part mats = llama_layer_part_get(w, y, d);
+            if (!mats.ffn_down) {
+                continue; /* no features of this layer on device d */
+            }
             struct vnpu_tensor *part = feed_forward(ctx, &mats, cur, il);
             vnpu_graph_build_forward_expand(g, part);
             layer_start = place_nodes(g, layer_start, w->n_part > 0 ? p->tensor_dev[d] : dev);

@@ -66,9 +66,9 @@ struct llama_tensor_split {
  * ffn_down of type type_down (the K-split matrices: a device's K columns start on a block of the type, so its slice
  * of each row is whole blocks). Units: KV heads in groups of the fewest whose query columns
  * (group * n_head / n_head_kv * n_embd_head) are whole type_wo blocks; features in type_down blocks. Each device
- * gets units / n_dev units, the last also the remainder (units and elements), as the seed's htp-tensor.h ranges do.
- * Errors (logged, naming the dimension and the limit): VNPU_STATUS_BAD_ARG for n_dev out of range,
- * VNPU_STATUS_UNSUPPORTED when a dimension has fewer units than devices. */
+ * gets units / n_dev units, the last also the remainder (units and elements), as the seed's htp-tensor.h ranges do;
+ * a dimension of fewer units than devices is not split (device 0 computes it whole, the others get empty ranges:
+ * the seed's device-0 fallback). Error: VNPU_STATUS_BAD_ARG (logged) for n_dev out of range. */
 struct llama_layer {
     struct vnpu_tensor *attn_norm; /* [n_embd] */
     struct vnpu_tensor *wq;        /* [n_embd, n_embd_head * n_head] */
@@ -129,7 +129,7 @@ struct vnpu_model {
 
 /* The KV cache of one sequence: per layer K and V of [n_embd_head * n_head_kv, n_ctx] in type_k/type_v,
  * cell i holding position i; in a tensor split (w->n_part > 0) per layer and device d the K and V of the device's
- * KV heads (split.head_kv[d]), at index il * n_part + d. */
+ * KV heads (split.head_kv[d]), at index il * n_part + d, NULL when it has none. */
 struct llama_kv_cache {
     uint32_t n_ctx;
     uint32_t n_used; /* cells 0..n_used-1 hold positions 0..n_used-1 */
@@ -225,7 +225,8 @@ struct llama_tensor_range llama_allreduce_slice(int64_t ne, int rank, int n_rank
 
 /* Split every layer of w over n_part devices (llama_tensor_split_plan per layer, by the types of its attn_output
  * and ffn_down): the row slices are views of the file's data, the column slices copies (each row's K columns of
- * the device, whole blocks), named "<weight>.part<d>". Sets w->n_part. Errors: the plan's, VNPU_STATUS_NO_MEMORY. */
+ * the device, whole blocks), named "<weight>.part<d>"; a whole range is the weight itself, an empty one NULL (the
+ * device takes no part in that block). Sets w->n_part. Errors: the plan's, VNPU_STATUS_NO_MEMORY. */
 enum vnpu_status llama_weights_split(struct llama_weights *w, const struct llama_hparams *hp, int n_part);
 
 /* The matrices device d computes layer y of w with: its slices y->part[d] in a tensor split, else (d = 0) the

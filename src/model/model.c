@@ -97,7 +97,9 @@ static struct weight_use *weight_uses(const struct vnpu_model *m, int *n) {
             const struct llama_layer_part pt = llama_layer_part_get(w, y, d);
             struct vnpu_tensor *const mats[7] = {pt.wq, pt.wk, pt.wv, pt.wo, pt.ffn_gate, pt.ffn_up, pt.ffn_down};
             for (int i = 0; i < 7; i++) {
-                u[(*n)++] = (struct weight_use){mats[i], (int) il, w->n_part > 0 ? d : -1, false, true};
+                if (mats[i]) { /* NULL: device d takes no part in that block */
+                    u[(*n)++] = (struct weight_use){mats[i], (int) il, w->n_part > 0 ? d : -1, false, true};
+                }
             }
         }
     }

@@ -8,8 +8,12 @@
 #include <string.h>
 
 /* Range d of n_dev over units of unit elements covering ne elements: units / n_dev units each, the last device
- * also the remaining units and the tail of ne. n_units >= n_dev. */
+ * also the remaining units and the tail of ne; fewer units than devices: device 0 all of it, the others nothing
+ * (the seed's device-0 fallback). */
 static struct llama_tensor_range unit_range(int64_t ne, int64_t unit, int64_t n_units, int d, int n_dev) {
+    if (n_units < n_dev) {
+        return (struct llama_tensor_range){0, d == 0 ? ne : 0};
+    }
     const int64_t per = n_units / n_dev;
     const int64_t start = (int64_t) d * per * unit;
     return (struct llama_tensor_range){start, d == n_dev - 1 ? ne - start : per * unit};
@@ -36,19 +40,6 @@ enum vnpu_status llama_tensor_split_plan(const struct llama_hparams *hp, enum vn
     const int64_t q_per_kv = (int64_t) hp->n_embd_head * (hp->n_head / hp->n_head_kv);
     const int64_t unit_kv = blck_wo / gcd64(q_per_kv, blck_wo);
     const int64_t n_units_kv = hp->n_head_kv / unit_kv, n_units_ff = hp->n_ff / blck_down;
-    if (n_units_kv < n_dev) {
-        vnpu_log_error("tensor split over %d devices: %u KV heads in groups of %lld (each group's %lld query columns "
-                       "whole %s blocks of attn_output) make %lld groups, fewer than the devices",
-                       n_dev, hp->n_head_kv, (long long) unit_kv, (long long) (unit_kv * q_per_kv),
-                       vnpu_type_name(type_wo), (long long) n_units_kv);
-        return VNPU_STATUS_UNSUPPORTED;
-    }
-    if (n_units_ff < n_dev) {
-        vnpu_log_error("tensor split over %d devices: %u feed-forward features make %lld %s blocks of ffn_down, fewer "
-                       "than the devices",
-                       n_dev, hp->n_ff, (long long) n_units_ff, vnpu_type_name(type_down));
-        return VNPU_STATUS_UNSUPPORTED;
-    }
     s->n_dev = n_dev;
     for (int d = 0; d < n_dev; d++) {
         s->head_kv[d] = unit_range(hp->n_head_kv, unit_kv, n_units_kv, d, n_dev);
@@ -58,16 +49,16 @@ enum vnpu_status llama_tensor_split_plan(const struct llama_hparams *hp, enum vn
 }
 
 struct llama_tensor_range llama_allreduce_slice(int64_t ne, int rank, int n_ranks) {
-    const int64_t chunk = 128, n_chunks = ne / chunk;
-    if (n_chunks < n_ranks) {
-        return (struct llama_tensor_range){0, rank == 0 ? ne : 0};
-    }
-    return unit_range(ne, chunk, n_chunks, rank, n_ranks);
+    const int64_t chunk = 128;
+    return unit_range(ne, chunk, ne / chunk, rank, n_ranks);
 }
 
-/* The slice of weight t of n rows from row start: a view of its data. */
-static struct vnpu_tensor *row_slice(struct vnpu_ctx *ctx, const struct vnpu_tensor *t, int64_t start, int64_t n,
-                                     int d) {
+/* The slice of weight t of n rows from row start: a view of its data; t itself when that is all of it, NULL when
+ * empty. */
+static struct vnpu_tensor *row_slice(struct vnpu_ctx *ctx, struct vnpu_tensor *t, int64_t start, int64_t n, int d) {
+    if (n == 0 || n == t->ne[1]) {
+        return n ? t : NULL;
+    }
     struct vnpu_tensor *s = vnpu_new_tensor_2d(ctx, t->type, t->ne[0], n);
     s->data = (char *) t->data + (size_t) start * t->nb[1];
     s->flags |= VNPU_TENSOR_FLAG_WEIGHT;
@@ -76,9 +67,12 @@ static struct vnpu_tensor *row_slice(struct vnpu_ctx *ctx, const struct vnpu_ten
 }
 
 /* The slice of weight t of columns r (whole blocks), copied to *data, which it advances; a NULL *data only counts
- * its bytes into *size. */
-static struct vnpu_tensor *col_slice(struct vnpu_ctx *ctx, const struct vnpu_tensor *t, struct llama_tensor_range r,
-                                     int d, char **data, size_t *size) {
+ * its bytes into *size. t itself when that is all of it, NULL when empty. */
+static struct vnpu_tensor *col_slice(struct vnpu_ctx *ctx, struct vnpu_tensor *t, struct llama_tensor_range r, int d,
+                                     char **data, size_t *size) {
+    if (r.n == 0 || r.n == t->ne[0]) {
+        return r.n ? t : NULL;
+    }
     const size_t row = vnpu_row_size(t->type, r.n), skip = vnpu_row_size(t->type, r.start);
     *size += row * (size_t) t->ne[1];
     if (!*data) {
