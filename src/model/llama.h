@@ -217,12 +217,6 @@ void llama_layer_devices(struct vnpu_device **devs, int n_devs, int n_layer, int
 enum vnpu_status llama_tensor_split_plan(const struct llama_hparams *hp, enum vnpu_type type_wo,
                                          enum vnpu_type type_down, int n_dev, struct llama_tensor_split *s);
 
-/* The slice of ne elements that rank rank (0..n_ranks-1) of an ALLREDUCE over n_ranks reduces (sums the partials
- * of, then writes to every rank's output), as the real backend's DMA-based ALLREDUCE divides it (design notes 9.2
- * item 3): 128-element chunks, chunks / n_ranks each, the last rank also the remaining chunks and the tail of
- * ne; fewer chunks than ranks: rank 0 reduces all of it, the others nothing (the seed's device-0 fallback). */
-struct llama_tensor_range llama_allreduce_slice(int64_t ne, int rank, int n_ranks);
-
 /* Split every layer of w over n_part devices (llama_tensor_split_plan per layer, by the types of its attn_output
  * and ffn_down): the row slices are views of the file's data, the column slices copies (each row's K columns of
  * the device, whole blocks), named "<weight>.part<d>"; a whole range is the weight itself, an empty one NULL (the

@@ -1,4 +1,4 @@
-/* The tensor split's plan: which heads and features each device computes, and each rank's ALLREDUCE slice. */
+/* The tensor split: which heads and features each device computes, and the weight slices they compute with. */
 #include "llama.h"
 
 #include "log.h"
@@ -19,16 +19,6 @@ static struct llama_tensor_range unit_range(int64_t ne, int64_t unit, int64_t n_
     return (struct llama_tensor_range){start, d == n_dev - 1 ? ne - start : per * unit};
 }
 
-/* Greatest common divisor of a and b (a, b > 0). */
-static int64_t gcd64(int64_t a, int64_t b) {
-    while (b) {
-        const int64_t r = a % b;
-        a = b;
-        b = r;
-    }
-    return a;
-}
-
 enum vnpu_status llama_tensor_split_plan(const struct llama_hparams *hp, enum vnpu_type type_wo,
                                          enum vnpu_type type_down, int n_dev, struct llama_tensor_split *s) {
     if (n_dev < 2 || n_dev > LLAMA_MAX_DEVICES - 1) {
@@ -38,19 +28,18 @@ enum vnpu_status llama_tensor_split_plan(const struct llama_hparams *hp, enum vn
     const int64_t blck_wo = vnpu_type_traits_get(type_wo)->blck, blck_down = vnpu_type_traits_get(type_down)->blck;
     /* Query columns per KV head; the fewest KV heads whose columns are whole attn_output blocks. */
     const int64_t q_per_kv = (int64_t) hp->n_embd_head * (hp->n_head / hp->n_head_kv);
-    const int64_t unit_kv = blck_wo / gcd64(q_per_kv, blck_wo);
-    const int64_t n_units_kv = hp->n_head_kv / unit_kv, n_units_ff = hp->n_ff / blck_down;
+    int64_t unit_kv = 1;
+    while (unit_kv < hp->n_head_kv && (unit_kv * q_per_kv) % blck_wo != 0) {
+        unit_kv++;
+    }
+    const int64_t n_units_kv = (unit_kv * q_per_kv) % blck_wo == 0 ? hp->n_head_kv / unit_kv : 0;
+    const int64_t n_units_ff = hp->n_ff / blck_down;
     s->n_dev = n_dev;
     for (int d = 0; d < n_dev; d++) {
         s->head_kv[d] = unit_range(hp->n_head_kv, unit_kv, n_units_kv, d, n_dev);
         s->ff[d] = unit_range(hp->n_ff, blck_down, n_units_ff, d, n_dev);
     }
     return VNPU_STATUS_OK;
-}
-
-struct llama_tensor_range llama_allreduce_slice(int64_t ne, int rank, int n_ranks) {
-    const int64_t chunk = 128;
-    return unit_range(ne, chunk, ne / chunk, rank, n_ranks);
 }
 
 /* The slice of weight t of n rows from row start: a view of its data; t itself when that is all of it, NULL when
