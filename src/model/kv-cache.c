@@ -37,7 +37,8 @@ enum vnpu_status llama_kv_cache_init(struct llama_kv_cache *kv, const struct lla
             vnpu_set_name(kv->k[i], "cache_k_l%u", il);
             vnpu_set_name(kv->v[i], "cache_v_l%u", il);
         }
-        size += vnpu_buffer_type_alloc_size(bt, kv->k[i]) + vnpu_buffer_type_alloc_size(bt, kv->v[i]) + 2 * bt->alignment;
+        size +=
+            vnpu_buffer_type_alloc_size(bt, kv->k[i]) + vnpu_buffer_type_alloc_size(bt, kv->v[i]) + 2 * bt->alignment;
     }
     enum vnpu_status st = vnpu_buffer_type_alloc(bt, size, &kv->buf);
     if (st != VNPU_STATUS_OK) {

@@ -133,9 +133,8 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
                 continue; /* no heads of this layer on device d */
             }
             struct vnpu_tensor *part =
-                self_attention(ctx, g, model, &mats,
-                               w->n_part > 0 ? y->split.head_kv[d].n : hp->n_head_kv, kv->k[il * kv->n_part + d],
-                               kv->v[il * kv->n_part + d], p, in, cur, il);
+                self_attention(ctx, g, model, &mats, w->n_part > 0 ? y->split.head_kv[d].n : hp->n_head_kv,
+                               kv->k[il * kv->n_part + d], kv->v[il * kv->n_part + d], p, in, cur, il);
             vnpu_graph_build_forward_expand(g, part);
             layer_start = place_nodes(g, layer_start, w->n_part > 0 ? p->tensor_dev[d] : dev);
             attn = attn ? named(vnpu_add(ctx, attn, part), "attn_out_sum", il) : part;

@@ -160,8 +160,8 @@ struct llama_graph_params {
     uint32_t n_outputs; /* 1 (last token) or n_tokens */
     uint32_t kv_head;   /* cache cell of the first token (= its position) */
     bool flash_attn;
-    struct vnpu_device *const *layer_dev; /* [n_layer + 1]: each layer's and the output's device (the node's
-                                           * preferred device, llama_layer_devices); NULL: no preference */
+    struct vnpu_device *const *layer_dev;  /* [n_layer + 1]: each layer's and the output's device (the node's
+                                            * preferred device, llama_layer_devices); NULL: no preference */
     struct vnpu_device *const *tensor_dev; /* [model->w.n_part]: the devices of a tensor split, device d computing
                                             * the slices part[d] of every layer */
 };

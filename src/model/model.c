@@ -113,15 +113,14 @@ static size_t weight_slot(struct vnpu_buffer_type *bt, const struct vnpu_tensor 
 
 /* Place the weights on the devices that compute with them, as llama.cpp's loader selects a weight's buffer type:
  * each block-quantized matrix goes to the weight buffer type of its layer's device (llama_layer_devices: the
- * layer split; token_embd, read by the input, has none) when that device's supports_op takes every op that reads
- * it (MUL_MAT, GET_ROWS for token_embd), else of the first device of the model's list that does, copied there
- * with vnpu_tensor_set
- * (an HTP device's REPACK buffer tiles it), in buffers of VNPU_BUFFER_USAGE_WEIGHTS of at most the type's max size
- * (as llama.cpp's loader allocates them), as few as that allows; when that device is the CPU, or the weight
- * is F32/F16 (no device stores those in a layout of its own), it stays in the file's mapping (an NPU stages it on
- * first use). progress gets the fraction of bytes placed. The contexts of the model must include the devices its
- * weights were placed for: the CPU cannot read a tiled weight. The devices are the model's (m->devs), which it holds
- * until it is freed, after its buffers. */
+ * layer split; token_embd, read by the input, has none; a tensor split's slice, part[d], device d's) when that device's
+ * supports_op takes every op that reads it (MUL_MAT, GET_ROWS for token_embd), else of the first device of the model's
+ * list that does, copied there with vnpu_tensor_set (an HTP device's REPACK buffer tiles it), in buffers of
+ * VNPU_BUFFER_USAGE_WEIGHTS of at most the type's max size (as llama.cpp's loader allocates them), as few as that
+ * allows; when that device is the CPU, or the weight is F32/F16 (no device stores those in a layout of its own), it
+ * stays in the file's mapping (an NPU stages it on first use). progress gets the fraction of bytes placed. The contexts
+ * of the model must include the devices its weights were placed for: the CPU cannot read a tiled weight. The devices
+ * are the model's (m->devs), which it holds until it is freed, after its buffers. */
 static enum vnpu_status model_place_weights(struct vnpu_model *m, const struct vnpu_model_params *params) {
     struct vnpu_device **devs = m->devs;
     const int n_devs = m->n_devs;
@@ -142,8 +141,8 @@ static enum vnpu_status model_place_weights(struct vnpu_model *m, const struct v
             continue;
         }
         struct vnpu_device *first = uses[i].part >= 0 ? devs[uses[i].part]
-                                    : uses[i].il >= 0   ? layer_dev[uses[i].il]
-                                                        : NULL;
+                                    : uses[i].il >= 0 ? layer_dev[uses[i].il]
+                                                      : NULL;
         bool takes = false;
         for (int d = -1; d < n_devs && !takes && st == VNPU_STATUS_OK; d++) { /* d = -1: the layer's device */
             struct vnpu_device *dev = d < 0 ? first : devs[d];

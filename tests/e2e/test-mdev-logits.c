@@ -39,7 +39,7 @@ static double logits_nmse(const unsigned char *a, const unsigned char *b, size_t
     memcpy(header, a + 8, sizeof(header));
     const size_t n_vocab = header[1], n_rows = header[4], rows_end = 32 + n_rows * n_vocab * sizeof(float);
     assert_true(n_vocab > 0 && n_rows > 0 && rows_end <= size);
-    assert_memory_equal(a, b, 32);                                   /* the same header */
+    assert_memory_equal(a, b, 32);                                    /* the same header */
     assert_memory_equal(a + rows_end, b + rows_end, size - rows_end); /* the same tokens */
     double worst = 0.0;
     for (size_t r = 0; r < n_rows; r++) {
@@ -87,8 +87,11 @@ static void check_model(const char *model, const char *tag, double nmse_max) {
         const double nmse = runs[i].tensor && same_size ? logits_nmse(logits, ref_logits, size) : 0.0;
         const bool ok = runs[i].tensor ? same_size && nmse <= nmse_max : bitwise;
         printf("%s --device %s %s: logits %s (%zu bytes, worst row NMSE %.3g), text %s\n", tag, runs[i].device,
-               runs[i].extra, bitwise ? "bitwise equal" : ok ? "within the NMSE bound" : "DIFFER", size, nmse,
-               strcmp(text, ref_text) == 0 ? "equal" : "DIFFERS");
+               runs[i].extra,
+               bitwise ? "bitwise equal"
+               : ok    ? "within the NMSE bound"
+                       : "DIFFER",
+               size, nmse, strcmp(text, ref_text) == 0 ? "equal" : "DIFFERS");
         if (!ok || strcmp(text, ref_text) != 0) {
             fail_msg("%s --device %s %s: logits or text differ from HTP0's:\n%s\nvs\n%s", tag, runs[i].device,
                      runs[i].extra, text, ref_text);

@@ -186,9 +186,8 @@ static void assert_plan(const struct llama_tensor_split *s, int d, int64_t h0, i
     if (s->head_kv[d].start != h0 || s->head_kv[d].n != nh || s->ff[d].start != f0 || s->ff[d].n != nf) {
         fail_msg("device %d of %d: KV heads [%lld, +%lld), features [%lld, +%lld); expected [%lld, +%lld), "
                  "[%lld, +%lld)",
-                 d, s->n_dev, (long long) s->head_kv[d].start, (long long) s->head_kv[d].n,
-                 (long long) s->ff[d].start, (long long) s->ff[d].n, (long long) h0, (long long) nh, (long long) f0,
-                 (long long) nf);
+                 d, s->n_dev, (long long) s->head_kv[d].start, (long long) s->head_kv[d].n, (long long) s->ff[d].start,
+                 (long long) s->ff[d].n, (long long) h0, (long long) nh, (long long) f0, (long long) nf);
     }
 }
 
