@@ -60,8 +60,10 @@ enum vnpu_split_mode {
                                    less memory per session; one session works at a time */
     VNPU_SPLIT_MODE_ROW = 1,    /* the devices become one group (HTP0[0-1]): every op runs on all their sessions, each
                                    computing its partition of the output rows, fenced around every op: parallelism */
-    VNPU_SPLIT_MODE_TENSOR = 2, /* weights split by rows, partial sums combined by an NPU allreduce: not built yet
-                                   (vnpu_model_load answers VNPU_STATUS_UNSUPPORTED) */
+    VNPU_SPLIT_MODE_TENSOR = 2, /* every layer's matrices split over the devices (attn_q/k/v, ffn_gate/up by rows:
+                                   heads and features; attn_output, ffn_down by K columns; the KV cache by heads),
+                                   each device's partial sums added up on the first: 1/n of each layer per session;
+                                   the devices take turns (no concurrent NPU ALLREDUCE yet) */
 };
 
 struct vnpu_model_params {
@@ -73,8 +75,8 @@ struct vnpu_model_params {
      * default), as llama.cpp offloads to all the GPUs it finds and splits the layers over them. */
     const char *devices;
     /* Over the NPU devices of devices (or of the default list): layer (default), row (HTP0,HTP1 becomes the group
-     * HTP0[0,1]; a list naming a group already is refused), tensor (not built yet). vnpu_model_devices shows the
-     * result. */
+     * HTP0[0,1]; a list naming a group already is refused), tensor (the list as it is, of HTP<n> and CPU only; two or
+     * more NPU devices split every layer). vnpu_model_devices shows the result. */
     enum vnpu_split_mode split_mode;
     vnpu_progress_fn progress;
     void *progress_user;

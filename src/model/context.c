@@ -84,10 +84,15 @@ enum vnpu_status vnpu_context_new(struct vnpu_model *model, const struct vnpu_co
     if (st == VNPU_STATUS_OK) {
         st = llama_devices_open(c->devices, c->params.n_threads, c->devs, &c->n_devs);
     }
+    if (st == VNPU_STATUS_OK && c->n_devs - 1 < model->w.n_part) {
+        vnpu_log_error("context: devices '%s' are %d NPU devices, but the model is split by tensors over %d",
+                       c->devices, c->n_devs - 1, model->w.n_part);
+        st = VNPU_STATUS_BAD_ARG;
+    }
     if (st == VNPU_STATUS_OK) {
         c->layer_dev = calloc((size_t) model->hp.n_layer + 1, sizeof(*c->layer_dev));
         if (c->layer_dev) {
-            llama_layer_devices(c->devs, c->n_devs, (int) model->hp.n_layer, c->layer_dev);
+            llama_layer_devices(c->devs, c->n_devs, (int) model->hp.n_layer, model->w.n_part, c->layer_dev);
         } else {
             vnpu_log_error("context: cannot allocate the layer split's table");
             st = VNPU_STATUS_NO_MEMORY;
@@ -100,7 +105,7 @@ enum vnpu_status vnpu_context_new(struct vnpu_model *model, const struct vnpu_co
     }
     struct vnpu_buffer_type *bt = st == VNPU_STATUS_OK ? vnpu_device_buffer_type(c->devs[0]) : NULL;
     if (st == VNPU_STATUS_OK) {
-        st = llama_kv_cache_init(&c->kv, &model->hp, c->params.n_ctx, (enum vnpu_type) c->params.type_k,
+        st = llama_kv_cache_init(&c->kv, &model->hp, &model->w, c->params.n_ctx, (enum vnpu_type) c->params.type_k,
                                  (enum vnpu_type) c->params.type_v, bt);
     }
     if (st == VNPU_STATUS_OK && !(c->galloc = vnpu_gallocr_new(bt))) {
@@ -111,8 +116,9 @@ enum vnpu_status vnpu_context_new(struct vnpu_model *model, const struct vnpu_co
         vnpu_context_free(c);
         return st;
     }
-    /* A llama layer makes about 40 tensors (nodes and views); the arena holds their structs and the graph. */
-    c->graph_size = 64 * (int) model->hp.n_layer + 64;
+    /* A llama layer makes about 40 tensors (nodes and views), a tensor split's about as many per device; the arena
+     * holds their structs and the graph. */
+    c->graph_size = 64 * (int) model->hp.n_layer * (model->w.n_part > 0 ? model->w.n_part : 1) + 64;
     c->graph_mem = (size_t) c->graph_size * vnpu_tensor_overhead() + vnpu_graph_overhead(c->graph_size);
     c->perf.t_load_ms = model->t_load_ms + (llama_time_ms() - t0);
     *out = c;
@@ -243,7 +249,8 @@ static enum vnpu_status decode_batch(struct vnpu_context *c, const vnpu_token *t
                                          .n_outputs = n_outputs,
                                          .kv_head = start,
                                          .flash_attn = c->params.flash_attn,
-                                         .layer_dev = c->layer_dev};
+                                         .layer_dev = c->layer_dev,
+                                         .tensor_dev = c->devs};
     struct llama_graph_inputs in;
     llama_graph_build(gctx, g, c->model, &c->kv, &p, &in);
     enum vnpu_status st = vnpu_gallocr_alloc_graph(c->galloc, g);

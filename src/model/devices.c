@@ -115,12 +115,6 @@ enum vnpu_status llama_devices_default(char **list) {
 
 enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode, char **out) {
     *out = NULL;
-    if (mode == VNPU_SPLIT_MODE_TENSOR) {
-        vnpu_log_error("device list '%s': split mode tensor is not built yet (it needs an ALLREDUCE op on the NPU to "
-                       "combine the devices' partial sums); use layer or row",
-                       list);
-        return VNPU_STATUS_UNSUPPORTED;
-    }
     const size_t size = strlen(list) + 8;
     char *s = malloc(size), *members = malloc(size);
     if (!s || !members) {
@@ -132,6 +126,19 @@ enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode
     enum vnpu_status st = VNPU_STATUS_OK;
     if (mode == VNPU_SPLIT_MODE_LAYER) {
         memcpy(s, list, size - 7);
+    } else if (mode == VNPU_SPLIT_MODE_TENSOR) { /* each NPU device of the list computes a slice of every layer */
+        memcpy(s, list, size - 7);
+        for (const char *p = list; st == VNPU_STATUS_OK && *p; p += *p == ',') {
+            const size_t len = item_len(p);
+            uint32_t index;
+            if (!(len == 3 && memcmp(p, "CPU", 3) == 0) && !vnpu_htp_device_parse(p, len, &index)) {
+                vnpu_log_error("device list '%s': split mode tensor splits the matrices over the listed HTP<n> "
+                               "devices, and '%.*s' is not one",
+                               list, (int) len, p);
+                st = VNPU_STATUS_BAD_ARG;
+            }
+            p += len;
+        }
     } else { /* row: the listed HTP<n> become one group, named for the first; the CPU stays the fallback */
         size_t n_members = 0, len_members = 0;
         bool cpu = false;
@@ -181,8 +188,9 @@ int llama_layer_device(int il, int n_layer, int n_split) {
     return d;
 }
 
-void llama_layer_devices(struct vnpu_device **devs, int n_devs, int n_layer, struct vnpu_device **layer_dev) {
-    const int n_split = n_devs - 1; /* all but the CPU, which llama_devices_open lists last */
+void llama_layer_devices(struct vnpu_device **devs, int n_devs, int n_layer, int n_part,
+                         struct vnpu_device **layer_dev) {
+    const int n_split = n_part > 0 ? 1 : n_devs - 1; /* all but the CPU, which llama_devices_open lists last */
     for (int il = 0; il <= n_layer; il++) {
         layer_dev[il] = n_split > 0 ? devs[llama_layer_device(il, n_layer, n_split)] : NULL;
     }

@@ -41,14 +41,14 @@ static struct vnpu_tensor *rope(struct vnpu_ctx *ctx, const struct vnpu_model *m
                          hp->rope_freq_base, hp->rope_freq_scale, 0.0f, 1.0f, 32.0f, 1.0f);
 }
 
-/* Attention of q [head_dim, n_head, n_tokens] over cache cells 0..n_kv-1 of layer il -> [n_embd_q, n_tokens]. */
-static struct vnpu_tensor *attention(struct vnpu_ctx *ctx, const struct vnpu_model *model,
-                                     const struct llama_kv_cache *kv, const struct llama_graph_params *p,
-                                     const struct llama_graph_inputs *in, struct vnpu_tensor *q_cur, int il) {
-    const struct llama_hparams *hp = &model->hp;
-    const int64_t head_dim = hp->n_embd_head, n_head_kv = hp->n_head_kv, n_kv = in->n_kv;
+/* Attention of q [head_dim, n_head, n_tokens] over cells 0..n_kv-1 of the caches kc, vc of layer il (n_head_kv
+ * heads) -> [head_dim * n_head, n_tokens]. */
+static struct vnpu_tensor *attention(struct vnpu_ctx *ctx, const struct vnpu_model *model, struct vnpu_tensor *kc,
+                                     struct vnpu_tensor *vc, int64_t n_head, int64_t n_head_kv,
+                                     const struct llama_graph_params *p, const struct llama_graph_inputs *in,
+                                     struct vnpu_tensor *q_cur, int il) {
+    const int64_t head_dim = model->hp.n_embd_head, n_kv = in->n_kv;
     const float kq_scale = 1.0f / sqrtf((float) head_dim);
-    struct vnpu_tensor *kc = kv->k[il], *vc = kv->v[il];
 
     struct vnpu_tensor *q = vnpu_permute(ctx, q_cur, 0, 2, 1, 3); /* [head_dim, n_tokens, n_head] */
     struct vnpu_tensor *k =
@@ -65,7 +65,41 @@ static struct vnpu_tensor *attention(struct vnpu_ctx *ctx, const struct vnpu_mod
         struct vnpu_tensor *kqv = named(vnpu_mul_mat(ctx, vt, kq), "kqv", il);     /* [head_dim, n_tokens, n_head] */
         cur = vnpu_cont(ctx, vnpu_permute(ctx, kqv, 0, 2, 1, 3));                  /* [head_dim, n_head, n_tokens] */
     }
-    return vnpu_reshape_2d(ctx, cur, head_dim * hp->n_head, p->n_tokens);
+    return vnpu_reshape_2d(ctx, cur, head_dim * n_head, p->n_tokens);
+}
+
+/* The self-attention of layer il over cur [n_embd, n_tokens] by the weights of part (a whole layer's or a tensor
+ * split's device's, with n_head_kv of the KV heads) and the caches kc, vc -> its attn_output [n_embd, n_tokens]
+ * (a partial sum in a tensor split). Writes the batch's K and V into the caches first. */
+static struct vnpu_tensor *self_attention(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct vnpu_model *model,
+                                          const struct llama_layer_part *part, int64_t n_head_kv,
+                                          struct vnpu_tensor *kc, struct vnpu_tensor *vc,
+                                          const struct llama_graph_params *p, const struct llama_graph_inputs *in,
+                                          struct vnpu_tensor *cur, int il) {
+    const struct llama_hparams *hp = &model->hp;
+    const int64_t n_tokens = p->n_tokens, head_dim = hp->n_embd_head;
+    const int64_t n_head = n_head_kv * (hp->n_head / hp->n_head_kv);
+    struct vnpu_tensor *q_cur = vnpu_reshape_3d(ctx, vnpu_mul_mat(ctx, part->wq, cur), head_dim, n_head, n_tokens);
+    struct vnpu_tensor *k_cur = vnpu_reshape_3d(ctx, vnpu_mul_mat(ctx, part->wk, cur), head_dim, n_head_kv, n_tokens);
+    struct vnpu_tensor *v_cur = named(vnpu_mul_mat(ctx, part->wv, cur), "Vcur", il);
+    q_cur = named(rope(ctx, model, q_cur, in->pos), "Qcur", il);
+    k_cur = named(rope(ctx, model, k_cur, in->pos), "Kcur", il);
+
+    /* Write this batch's K and V into cells kv_head.. (cell = position) before attention reads them. */
+    vnpu_graph_build_forward_expand(
+        g, vnpu_set_rows(ctx, kc, vnpu_reshape_2d(ctx, k_cur, head_dim * n_head_kv, n_tokens), in->pos));
+    vnpu_graph_build_forward_expand(g, vnpu_set_rows(ctx, vc, v_cur, in->pos));
+    return named(vnpu_mul_mat(ctx, part->wo, attention(ctx, model, kc, vc, n_head, n_head_kv, p, in, q_cur, il)),
+                 "attn_out", il);
+}
+
+/* The feed-forward of layer il over cur [n_embd, n_tokens] by the weights of part -> [n_embd, n_tokens]. */
+static struct vnpu_tensor *feed_forward(struct vnpu_ctx *ctx, const struct llama_layer_part *part,
+                                        struct vnpu_tensor *cur, int il) {
+    struct vnpu_tensor *gate = named(vnpu_mul_mat(ctx, part->ffn_gate, cur), "ffn_gate", il);
+    struct vnpu_tensor *up = named(vnpu_mul_mat(ctx, part->ffn_up, cur), "ffn_up", il);
+    cur = named(vnpu_swiglu_split(ctx, gate, up), "ffn_swiglu", il);
+    return named(vnpu_mul_mat(ctx, part->ffn_down, cur), "ffn_out", il);
 }
 
 void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct vnpu_model *model,
@@ -73,8 +107,7 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
                        struct llama_graph_inputs *in) {
     const struct llama_hparams *hp = &model->hp;
     const struct llama_weights *w = &model->w;
-    const int64_t n_tokens = p->n_tokens, head_dim = hp->n_embd_head;
-    const int64_t n_embd_gqa = head_dim * hp->n_head_kv;
+    const int64_t n_tokens = p->n_tokens;
 
     in->n_kv = p->kv_head + p->n_tokens;
     in->tokens = input(ctx, VNPU_TYPE_I32, n_tokens, 1, "inp_tokens");
@@ -87,37 +120,49 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
     int layer_start = g->n_nodes; /* the first node of the layer being built */
     for (int il = 0; il < (int) hp->n_layer; il++) {
         const struct llama_layer *y = &w->layers[il];
+        struct vnpu_device *dev = p->layer_dev ? p->layer_dev[il] : NULL;
+        const int n_part = w->n_part > 0 ? w->n_part : 1;
         struct vnpu_tensor *inp_sa = inp_l;
         struct vnpu_tensor *cur = rms_norm_mul(ctx, inp_l, y->attn_norm, hp->rms_eps, "attn_norm", il);
-
-        struct vnpu_tensor *q_cur = vnpu_reshape_3d(ctx, vnpu_mul_mat(ctx, y->wq, cur), head_dim, hp->n_head, n_tokens);
-        struct vnpu_tensor *k_cur =
-            vnpu_reshape_3d(ctx, vnpu_mul_mat(ctx, y->wk, cur), head_dim, hp->n_head_kv, n_tokens);
-        struct vnpu_tensor *v_cur = named(vnpu_mul_mat(ctx, y->wv, cur), "Vcur", il);
-        q_cur = named(rope(ctx, model, q_cur, in->pos), "Qcur", il);
-        k_cur = named(rope(ctx, model, k_cur, in->pos), "Kcur", il);
-
-        /* Write this batch's K and V into cells kv_head.. (cell = position) before attention reads them. */
-        vnpu_graph_build_forward_expand(
-            g, vnpu_set_rows(ctx, kv->k[il], vnpu_reshape_2d(ctx, k_cur, n_embd_gqa, n_tokens), in->pos));
-        vnpu_graph_build_forward_expand(g, vnpu_set_rows(ctx, kv->v[il], v_cur, in->pos));
-
-        cur = named(vnpu_mul_mat(ctx, y->wo, attention(ctx, model, kv, p, in, q_cur, il)), "attn_out", il);
+        vnpu_graph_build_forward_expand(g, cur);
+        layer_start = place_nodes(g, layer_start, dev);
+        struct vnpu_tensor *attn = NULL;
+        for (int d = 0; d < n_part; d++) { /* a tensor split: each device's partial sum, added up on dev */
+            const struct llama_layer_part mats = llama_layer_part_get(w, y, d);
+            if (!mats.wo) {
+                continue; /* no heads of this layer on device d */
+            }
+            struct vnpu_tensor *part =
+                self_attention(ctx, g, model, &mats, w->n_part > 0 ? y->split.head_kv[d].n : hp->n_head_kv,
+                               kv->k[il * kv->n_part + d], kv->v[il * kv->n_part + d], p, in, cur, il);
+            vnpu_graph_build_forward_expand(g, part);
+            layer_start = place_nodes(g, layer_start, w->n_part > 0 ? p->tensor_dev[d] : dev);
+            attn = attn ? named(vnpu_add(ctx, attn, part), "attn_out_sum", il) : part;
+        }
         if (il == (int) hp->n_layer - 1 && in->out_ids) {
             /* Only the rows whose logits are kept go through the last feed-forward and the output. */
-            cur = vnpu_get_rows(ctx, cur, in->out_ids);
+            attn = vnpu_get_rows(ctx, attn, in->out_ids);
             inp_sa = vnpu_get_rows(ctx, inp_sa, in->out_ids);
         }
-        struct vnpu_tensor *ffn_inp = named(vnpu_add(ctx, cur, inp_sa), "ffn_inp", il);
+        struct vnpu_tensor *ffn_inp = named(vnpu_add(ctx, attn, inp_sa), "ffn_inp", il);
 
         cur = rms_norm_mul(ctx, ffn_inp, y->ffn_norm, hp->rms_eps, "ffn_norm", il);
-        struct vnpu_tensor *gate = named(vnpu_mul_mat(ctx, y->ffn_gate, cur), "ffn_gate", il);
-        struct vnpu_tensor *up = named(vnpu_mul_mat(ctx, y->ffn_up, cur), "ffn_up", il);
-        cur = named(vnpu_swiglu_split(ctx, gate, up), "ffn_swiglu", il);
-        cur = named(vnpu_mul_mat(ctx, y->ffn_down, cur), "ffn_out", il);
-        inp_l = named(vnpu_add(ctx, cur, ffn_inp), "l_out", il);
-        vnpu_graph_build_forward_expand(g, inp_l); /* the order is the same as expanding from the next layer */
-        layer_start = place_nodes(g, layer_start, p->layer_dev ? p->layer_dev[il] : NULL);
+        vnpu_graph_build_forward_expand(g, cur);
+        layer_start = place_nodes(g, layer_start, dev);
+        struct vnpu_tensor *ffn = NULL;
+        for (int d = 0; d < n_part; d++) {
+            const struct llama_layer_part mats = llama_layer_part_get(w, y, d);
+            if (!mats.ffn_down) {
+                continue; /* no features of this layer on device d */
+            }
+            struct vnpu_tensor *part = feed_forward(ctx, &mats, cur, il);
+            vnpu_graph_build_forward_expand(g, part);
+            layer_start = place_nodes(g, layer_start, w->n_part > 0 ? p->tensor_dev[d] : dev);
+            ffn = ffn ? named(vnpu_add(ctx, ffn, part), "ffn_out_sum", il) : part;
+        }
+        inp_l = named(vnpu_add(ctx, ffn, ffn_inp), "l_out", il);
+        vnpu_graph_build_forward_expand(g, inp_l);
+        layer_start = place_nodes(g, layer_start, dev);
     }
     struct vnpu_tensor *cur = rms_norm_mul(ctx, inp_l, w->output_norm, hp->rms_eps, "result_norm", -1);
     in->logits = named(vnpu_mul_mat(ctx, w->output, cur), "result_output", -1);

@@ -42,6 +42,33 @@ struct llama_hparams {
  * dim. Errors name the key and the limit: VNPU_STATUS_BAD_FILE. n_vocab is filled from token_embd. */
 enum vnpu_status llama_hparams_load(const struct gguf_file *f, struct llama_hparams *hp);
 
+/* ---- tensor split (-sm tensor, Megatron-style) ---- */
+
+/* Elements [start, start + n) of one dimension. */
+struct llama_tensor_range {
+    int64_t start;
+    int64_t n;
+};
+
+/* How one layer's matrices split over n_dev devices (the plan llama_tensor_split_plan makes). Device d computes
+ * the KV heads head_kv[d] (and the n_head / n_head_kv query heads of each: attn_q/k/v split by rows, its slice of
+ * the KV cache) and the feed-forward features ff[d] (ffn_gate/up split by rows); attn_output and ffn_down split by
+ * columns (K) over the same ranges (device d's K columns are its heads' head_dim * n_head / n_head_kv values per
+ * KV head, and ff[d]), so each device produces a partial sum of the full [n_embd] output, which an ALLREDUCE
+ * (sum) combines. */
+struct llama_tensor_split {
+    int n_dev;
+    struct llama_tensor_range head_kv[LLAMA_MAX_DEVICES];
+    struct llama_tensor_range ff[LLAMA_MAX_DEVICES];
+};
+
+/* The plan of hp's layers over n_dev (2..LLAMA_MAX_DEVICES - 1) devices, with attn_output of type type_wo and
+ * ffn_down of type type_down (the K-split matrices: a device's K columns start on a block of the type, so its slice
+ * of each row is whole blocks). Units: KV heads in groups of the fewest whose query columns
+ * (group * n_head / n_head_kv * n_embd_head) are whole type_wo blocks; features in type_down blocks. Each device
+ * gets units / n_dev units, the last also the remainder (units and elements), as the seed's htp-tensor.h ranges do;
+ * a dimension of fewer units than devices is not split (device 0 computes it whole, the others get empty ranges:
+ * the seed's device-0 fallback). Error: VNPU_STATUS_BAD_ARG (logged) for n_dev out of range. */
 struct llama_layer {
     struct vnpu_tensor *attn_norm; /* [n_embd] */
     struct vnpu_tensor *wq;        /* [n_embd, n_embd_head * n_head] */
@@ -52,6 +79,12 @@ struct llama_layer {
     struct vnpu_tensor *ffn_gate;  /* [n_embd, n_ff] */
     struct vnpu_tensor *ffn_up;    /* [n_embd, n_ff] */
     struct vnpu_tensor *ffn_down;  /* [n_ff, n_embd] */
+    /* -sm tensor (llama_weights_split): the plan and device d's slices of the seven matrices, by rows (wq, wk, wv,
+     * ffn_gate, ffn_up: the rows of its heads and features) or by columns (wo, ffn_down: their K columns). */
+    struct llama_tensor_split split;
+    struct llama_layer_part {
+        struct vnpu_tensor *wq, *wk, *wv, *wo, *ffn_gate, *ffn_up, *ffn_down;
+    } part[LLAMA_MAX_DEVICES];
 };
 
 struct llama_weights {
@@ -61,6 +94,9 @@ struct llama_weights {
     struct vnpu_tensor *output;      /* [n_embd, n_vocab]; token_embd when tied */
     struct vnpu_tensor *rope_freqs;  /* [n_rot / 2] or NULL */
     struct llama_layer *layers;      /* n_layer */
+    int n_part;                      /* devices of the tensor split (llama_weights_split); 0: not split */
+    struct vnpu_ctx *split_ctx;      /* tensor structs of the slices */
+    void *split_data;                /* data of the column slices (the row slices point into the mapping) */
 };
 
 /* Find every llama tensor of f, check its shape against hp and its type (a type with a dequantizer for
@@ -92,18 +128,21 @@ struct vnpu_model {
 };
 
 /* The KV cache of one sequence: per layer K and V of [n_embd_head * n_head_kv, n_ctx] in type_k/type_v,
- * cell i holding position i. */
+ * cell i holding position i; in a tensor split (w->n_part > 0) per layer and device d the K and V of the device's
+ * KV heads (split.head_kv[d]), at index il * n_part + d, NULL when it has none. */
 struct llama_kv_cache {
     uint32_t n_ctx;
     uint32_t n_used; /* cells 0..n_used-1 hold positions 0..n_used-1 */
+    int n_part;      /* tensors per layer: the tensor split's devices, or 1 */
     struct vnpu_ctx *ctx;
     struct vnpu_buffer *buf;
-    struct vnpu_tensor **k; /* n_layer */
+    struct vnpu_tensor **k; /* n_layer * n_part */
     struct vnpu_tensor **v;
 };
 
-enum vnpu_status llama_kv_cache_init(struct llama_kv_cache *kv, const struct llama_hparams *hp, uint32_t n_ctx,
-                                     enum vnpu_type type_k, enum vnpu_type type_v, struct vnpu_buffer_type *bt);
+enum vnpu_status llama_kv_cache_init(struct llama_kv_cache *kv, const struct llama_hparams *hp,
+                                     const struct llama_weights *w, uint32_t n_ctx, enum vnpu_type type_k,
+                                     enum vnpu_type type_v, struct vnpu_buffer_type *bt);
 void llama_kv_cache_free(struct llama_kv_cache *kv);
 
 /* Inputs of one forward graph, filled by the caller after allocation. */
@@ -121,13 +160,17 @@ struct llama_graph_params {
     uint32_t n_outputs; /* 1 (last token) or n_tokens */
     uint32_t kv_head;   /* cache cell of the first token (= its position) */
     bool flash_attn;
-    struct vnpu_device *const *layer_dev; /* [n_layer + 1]: each layer's and the output's device (the node's
-                                           * preferred device, llama_layer_devices); NULL: no preference */
+    struct vnpu_device *const *layer_dev;  /* [n_layer + 1]: each layer's and the output's device (the node's
+                                            * preferred device, llama_layer_devices); NULL: no preference */
+    struct vnpu_device *const *tensor_dev; /* [model->w.n_part]: the devices of a tensor split, device d computing
+                                            * the slices part[d] of every layer */
 };
 
 /* Build the forward graph of p.n_tokens tokens into g (tensors in ctx, no data), writing K/V of the new
  * tokens into cells kv_head.. of the cache. Every node of layer il gets p.layer_dev[il] as its preferred device,
- * the output's nodes p.layer_dev[n_layer], the input's (token embedding) none. */
+ * the output's nodes p.layer_dev[n_layer], the input's (token embedding) none; in a tensor split the nodes of
+ * device d's attention and feed-forward slices p.tensor_dev[d], and the partial sums are added up (the ALLREDUCE,
+ * followed by the residual ADD) on p.layer_dev[il]. */
 void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct vnpu_model *model,
                        const struct llama_kv_cache *kv, const struct llama_graph_params *p,
                        struct llama_graph_inputs *in);
@@ -146,8 +189,9 @@ enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu
 
 /* The device list of split mode mode over list (allocated into *out; the caller frees it): layer, list itself;
  * row, its HTP<n> devices as one group "HTP<first>[<n>,...]" (the CPU kept as named; one NPU device or none stays
- * as it is). Errors: VNPU_STATUS_UNSUPPORTED (tensor: not built yet), VNPU_STATUS_BAD_ARG (row over a list naming a
- * group or an unknown device), VNPU_STATUS_NO_MEMORY. */
+ * as it is); tensor, list itself, every item an HTP<n> or the CPU (vnpu_model_load splits the matrices over the
+ * NPU devices when there are two or more). Errors: VNPU_STATUS_BAD_ARG (row or tensor over a list naming a group
+ * or an unknown device), VNPU_STATUS_NO_MEMORY. */
 enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode, char **out);
 
 /* The devices a model runs on when none are named, as llama.cpp offloads to every GPU it finds and splits the
@@ -165,7 +209,22 @@ int llama_layer_device(int il, int n_layer, int n_split);
 
 /* layer_dev[0..n_layer]: the device of each layer and (index n_layer) of the output, by llama_layer_device over
  * the devices of devs (as llama_devices_open made them) but the last, the CPU; all NULL (no preference) when the
- * CPU is the only device. */
-void llama_layer_devices(struct vnpu_device **devs, int n_devs, int n_layer, struct vnpu_device **layer_dev);
+ * CPU is the only device; all devs[0] in a tensor split (n_part > 0: every device computes part of every layer,
+ * and devs[0] the norms, the sums of the partials and the output). */
+void llama_layer_devices(struct vnpu_device **devs, int n_devs, int n_layer, int n_part,
+                         struct vnpu_device **layer_dev);
+
+enum vnpu_status llama_tensor_split_plan(const struct llama_hparams *hp, enum vnpu_type type_wo,
+                                         enum vnpu_type type_down, int n_dev, struct llama_tensor_split *s);
+
+/* Split every layer of w over n_part devices (llama_tensor_split_plan per layer, by the types of its attn_output
+ * and ffn_down): the row slices are views of the file's data, the column slices copies (each row's K columns of
+ * the device, whole blocks), named "<weight>.part<d>"; a whole range is the weight itself, an empty one NULL (the
+ * device takes no part in that block). Sets w->n_part. Errors: the plan's, VNPU_STATUS_NO_MEMORY. */
+enum vnpu_status llama_weights_split(struct llama_weights *w, const struct llama_hparams *hp, int n_part);
+
+/* The matrices device d computes layer y of w with: its slices y->part[d] in a tensor split, else (d = 0) the
+ * whole matrices. */
+struct llama_layer_part llama_layer_part_get(const struct llama_weights *w, const struct llama_layer *y, int d);
 
 #endif /* VNPU_LLAMA_H */

@@ -50,6 +50,7 @@ static enum vnpu_status model_init(const struct gguf_file *f, struct vnpu_model 
 struct weight_use {
     struct vnpu_tensor *t;
     int il;        /* its layer (llama_layer_device: n_layer for the output), -1 for the input (token_embd) */
+    int part;      /* a tensor split's slice: its device (0..n_part-1); -1: a whole weight */
     bool get_rows; /* token_embd */
     bool mul_mat;  /* every other matrix, and token_embd when the output is tied to it */
 };
@@ -80,20 +81,26 @@ static enum vnpu_status weight_probe(struct vnpu_device *dev, const struct weigh
 /* Every weight matrix with its uses; *n gets the count. */
 static struct weight_use *weight_uses(const struct vnpu_model *m, int *n) {
     const struct llama_weights *w = &m->w;
-    struct weight_use *u = calloc(2 + 7 * (size_t) m->hp.n_layer, sizeof(*u));
+    const int n_part = w->n_part > 0 ? w->n_part : 1;
+    struct weight_use *u = calloc(2 + 7 * (size_t) n_part * m->hp.n_layer, sizeof(*u));
     *n = 0;
     if (!u) {
         return NULL;
     }
-    u[(*n)++] = (struct weight_use){w->token_embd, -1, true, w->output == w->token_embd};
+    u[(*n)++] = (struct weight_use){w->token_embd, -1, -1, true, w->output == w->token_embd};
     if (w->output != w->token_embd) {
-        u[(*n)++] = (struct weight_use){w->output, (int) m->hp.n_layer, false, true};
+        u[(*n)++] = (struct weight_use){w->output, (int) m->hp.n_layer, -1, false, true};
     }
     for (uint32_t il = 0; il < m->hp.n_layer; il++) {
         const struct llama_layer *y = &w->layers[il];
-        struct vnpu_tensor *const mats[7] = {y->wq, y->wk, y->wv, y->wo, y->ffn_gate, y->ffn_up, y->ffn_down};
-        for (int i = 0; i < 7; i++) {
-            u[(*n)++] = (struct weight_use){mats[i], (int) il, false, true};
+        for (int d = 0; d < n_part; d++) { /* a tensor split's slices replace the whole matrices */
+            const struct llama_layer_part pt = llama_layer_part_get(w, y, d);
+            struct vnpu_tensor *const mats[7] = {pt.wq, pt.wk, pt.wv, pt.wo, pt.ffn_gate, pt.ffn_up, pt.ffn_down};
+            for (int i = 0; i < 7; i++) {
+                if (mats[i]) { /* NULL: device d takes no part in that block */
+                    u[(*n)++] = (struct weight_use){mats[i], (int) il, w->n_part > 0 ? d : -1, false, true};
+                }
+            }
         }
     }
     return u;
@@ -106,15 +113,14 @@ static size_t weight_slot(struct vnpu_buffer_type *bt, const struct vnpu_tensor 
 
 /* Place the weights on the devices that compute with them, as llama.cpp's loader selects a weight's buffer type:
  * each block-quantized matrix goes to the weight buffer type of its layer's device (llama_layer_devices: the
- * layer split; token_embd, read by the input, has none) when that device's supports_op takes every op that reads
- * it (MUL_MAT, GET_ROWS for token_embd), else of the first device of the model's list that does, copied there
- * with vnpu_tensor_set
- * (an HTP device's REPACK buffer tiles it), in buffers of VNPU_BUFFER_USAGE_WEIGHTS of at most the type's max size
- * (as llama.cpp's loader allocates them), as few as that allows; when that device is the CPU, or the weight
- * is F32/F16 (no device stores those in a layout of its own), it stays in the file's mapping (an NPU stages it on
- * first use). progress gets the fraction of bytes placed. The contexts of the model must include the devices its
- * weights were placed for: the CPU cannot read a tiled weight. The devices are the model's (m->devs), which it holds
- * until it is freed, after its buffers. */
+ * layer split; token_embd, read by the input, has none; a tensor split's slice, part[d], device d's) when that device's
+ * supports_op takes every op that reads it (MUL_MAT, GET_ROWS for token_embd), else of the first device of the model's
+ * list that does, copied there with vnpu_tensor_set (an HTP device's REPACK buffer tiles it), in buffers of
+ * VNPU_BUFFER_USAGE_WEIGHTS of at most the type's max size (as llama.cpp's loader allocates them), as few as that
+ * allows; when that device is the CPU, or the weight is F32/F16 (no device stores those in a layout of its own), it
+ * stays in the file's mapping (an NPU stages it on first use). progress gets the fraction of bytes placed. The contexts
+ * of the model must include the devices its weights were placed for: the CPU cannot read a tiled weight. The devices
+ * are the model's (m->devs), which it holds until it is freed, after its buffers. */
 static enum vnpu_status model_place_weights(struct vnpu_model *m, const struct vnpu_model_params *params) {
     struct vnpu_device **devs = m->devs;
     const int n_devs = m->n_devs;
@@ -128,13 +134,15 @@ static enum vnpu_status model_place_weights(struct vnpu_model *m, const struct v
         st = VNPU_STATUS_NO_MEMORY;
     }
     struct vnpu_device *layer_dev[LLAMA_MAX_LAYERS + 1];
-    llama_layer_devices(devs, n_devs, (int) m->hp.n_layer, layer_dev);
+    llama_layer_devices(devs, n_devs, (int) m->hp.n_layer, m->w.n_part, layer_dev);
     size_t total = 0, done = 0;
     for (int i = 0; i < n_uses && st == VNPU_STATUS_OK; i++) {
         if (!vnpu_type_traits_get(uses[i].t->type)->is_quantized) {
             continue;
         }
-        struct vnpu_device *first = uses[i].il >= 0 ? layer_dev[uses[i].il] : NULL;
+        struct vnpu_device *first = uses[i].part >= 0 ? devs[uses[i].part]
+                                    : uses[i].il >= 0 ? layer_dev[uses[i].il]
+                                                      : NULL;
         bool takes = false;
         for (int d = -1; d < n_devs && !takes && st == VNPU_STATUS_OK; d++) { /* d = -1: the layer's device */
             struct vnpu_device *dev = d < 0 ? first : devs[d];
@@ -281,6 +289,9 @@ enum vnpu_status vnpu_model_load(const char *path, const struct vnpu_model_param
     }
     if (st == VNPU_STATUS_OK) {
         st = llama_devices_open(m->devices, 1, m->devs, &m->n_devs);
+    }
+    if (st == VNPU_STATUS_OK && params && params->split_mode == VNPU_SPLIT_MODE_TENSOR && m->n_devs > 2) {
+        st = llama_weights_split(&m->w, &m->hp, m->n_devs - 1); /* every NPU device of the list (the CPU last) */
     }
     if (st == VNPU_STATUS_OK) {
         st = model_place_weights(m, params);

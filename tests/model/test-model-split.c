@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "llama.h"
+#include "type-traits.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +106,7 @@ static void test_layer_devices_table(void **state) {
     struct vnpu_device *devs[LLAMA_MAX_DEVICES], *layer_dev[17];
     int n_devs = 0;
     assert_int_equal(llama_devices_open("HTP0,CPU,HTP1", 1, devs, &n_devs), VNPU_STATUS_OK);
-    llama_layer_devices(devs, n_devs, 16, layer_dev);
+    llama_layer_devices(devs, n_devs, 16, 0, layer_dev);
     for (int il = 0; il <= 16; il++) {
         assert_string_equal(vnpu_device_name(layer_dev[il]), il <= 8 ? "HTP0" : "HTP1");
     }
@@ -113,7 +114,7 @@ static void test_layer_devices_table(void **state) {
         vnpu_device_free(devs[d]);
     }
     assert_int_equal(llama_devices_open("CPU", 1, devs, &n_devs), VNPU_STATUS_OK);
-    llama_layer_devices(devs, n_devs, 16, layer_dev);
+    llama_layer_devices(devs, n_devs, 16, 0, layer_dev);
     for (int il = 0; il <= 16; il++) {
         assert_null(layer_dev[il]); /* the CPU alone: no split, no preference */
     }
@@ -180,12 +181,93 @@ static void test_sched_preferred_device(void **state) {
     vnpu_ctx_free(ctx);
 }
 
+/* Device d's ranges of a plan: KV heads and features. */
+static void assert_plan(const struct llama_tensor_split *s, int d, int64_t h0, int64_t nh, int64_t f0, int64_t nf) {
+    if (s->head_kv[d].start != h0 || s->head_kv[d].n != nh || s->ff[d].start != f0 || s->ff[d].n != nf) {
+        fail_msg("device %d of %d: KV heads [%lld, +%lld), features [%lld, +%lld); expected [%lld, +%lld), "
+                 "[%lld, +%lld)",
+                 d, s->n_dev, (long long) s->head_kv[d].start, (long long) s->head_kv[d].n, (long long) s->ff[d].start,
+                 (long long) s->ff[d].n, (long long) h0, (long long) nh, (long long) f0, (long long) nf);
+    }
+}
+
+/* The tensor split's plan: units of whole blocks of the K-split matrices, units / n_dev each with the remainder to
+ * the last device, and a dimension with fewer units than devices left whole on device 0. */
+static void test_tensor_split_plan(void **state) {
+    (void) state;
+    struct llama_tensor_split s;
+    /* stories260K: 8 heads, 4 KV heads of 8, 172 features, F32 (one element a block). */
+    const struct llama_hparams stories = {.n_embd = 64, .n_head = 8, .n_head_kv = 4, .n_embd_head = 8, .n_ff = 172};
+    assert_int_equal(llama_tensor_split_plan(&stories, VNPU_TYPE_F32, VNPU_TYPE_F32, 2, &s), VNPU_STATUS_OK);
+    assert_plan(&s, 0, 0, 2, 0, 86);
+    assert_plan(&s, 1, 2, 2, 86, 86);
+    assert_int_equal(llama_tensor_split_plan(&stories, VNPU_TYPE_F32, VNPU_TYPE_F32, 3, &s), VNPU_STATUS_OK);
+    assert_plan(&s, 0, 0, 1, 0, 57);
+    assert_plan(&s, 1, 1, 1, 57, 57);
+    assert_plan(&s, 2, 2, 2, 114, 58); /* the remainder: one head, one feature */
+    /* gen_gguf's tiny: 64 query columns per KV head, 768 features. Q4_0: one KV head a unit, 24 blocks. */
+    const struct llama_hparams tiny = {.n_embd = 256, .n_head = 8, .n_head_kv = 4, .n_embd_head = 32, .n_ff = 768};
+    assert_int_equal(llama_tensor_split_plan(&tiny, VNPU_TYPE_Q4_0, VNPU_TYPE_Q4_0, 3, &s), VNPU_STATUS_OK);
+    assert_plan(&s, 0, 0, 1, 0, 256);
+    assert_plan(&s, 1, 1, 1, 256, 256);
+    assert_plan(&s, 2, 2, 2, 512, 256);
+    /* Q4_K (256-element blocks): all four KV heads make one attn_output block, so attention stays whole on device
+     * 0; three ffn_down blocks split over 2 devices, not over 4. */
+    assert_int_equal(llama_tensor_split_plan(&tiny, VNPU_TYPE_Q4_K, VNPU_TYPE_Q4_K, 2, &s), VNPU_STATUS_OK);
+    assert_plan(&s, 0, 0, 4, 0, 256);
+    assert_plan(&s, 1, 0, 0, 256, 512);
+    assert_int_equal(llama_tensor_split_plan(&tiny, VNPU_TYPE_Q4_K, VNPU_TYPE_Q4_K, 4, &s), VNPU_STATUS_OK);
+    assert_plan(&s, 0, 0, 4, 0, 768);
+    for (int d = 1; d < 4; d++) {
+        assert_plan(&s, d, 0, 0, 0, 0);
+    }
+    /* One device is no split; more than the NPU devices there can be is refused. */
+    assert_int_equal(llama_tensor_split_plan(&tiny, VNPU_TYPE_F32, VNPU_TYPE_F32, 1, &s), VNPU_STATUS_BAD_ARG);
+    assert_int_equal(llama_tensor_split_plan(&tiny, VNPU_TYPE_F32, VNPU_TYPE_F32, LLAMA_MAX_DEVICES, &s),
+                     VNPU_STATUS_BAD_ARG);
+}
+
+/* Every plan covers each dimension once, in order, each device's K columns starting on a block. */
+static void test_tensor_split_cover(void **state) {
+    (void) state;
+    static const enum vnpu_type types[] = {VNPU_TYPE_F32, VNPU_TYPE_F16, VNPU_TYPE_Q4_0, VNPU_TYPE_Q8_0,
+                                           VNPU_TYPE_Q4_K};
+    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+        const int64_t blck = vnpu_type_traits_get(types[t])->blck;
+        for (uint32_t n_head_kv = 1; n_head_kv <= 8; n_head_kv++) {
+            for (int n_dev = 2; n_dev <= LLAMA_MAX_DEVICES - 1; n_dev++) {
+                const struct llama_hparams hp = {
+                    .n_head = 2 * n_head_kv, .n_head_kv = n_head_kv, .n_embd_head = 64, .n_ff = 256 * n_head_kv};
+                struct llama_tensor_split s;
+                assert_int_equal(llama_tensor_split_plan(&hp, types[t], types[t], n_dev, &s), VNPU_STATUS_OK);
+                int64_t h_end = 0, f_end = 0;
+                for (int d = 0; d < n_dev; d++) {
+                    const struct llama_tensor_range h = s.head_kv[d], f = s.ff[d];
+                    if (h.n > 0) {
+                        assert_int_equal(h.start, h_end);
+                        assert_int_equal(h.start * 128 % blck, 0); /* 128 query columns per KV head */
+                        h_end += h.n;
+                    }
+                    if (f.n > 0) {
+                        assert_int_equal(f.start, f_end);
+                        assert_int_equal(f.start % blck, 0);
+                        f_end += f.n;
+                    }
+                }
+                assert_int_equal(h_end, n_head_kv);
+                assert_int_equal(f_end, hp.n_ff);
+            }
+        }
+    }
+}
+
 int main(void) {
     setenv("VNPU_NDEV", "2", 1); /* read at the first device open */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layer_device_16_on_2),   cmocka_unit_test(test_layer_device_as_llama_cpp),
         cmocka_unit_test(test_devices_cpu_last),       cmocka_unit_test(test_layer_devices_table),
-        cmocka_unit_test(test_sched_preferred_device),
+        cmocka_unit_test(test_sched_preferred_device), cmocka_unit_test(test_tensor_split_plan),
+        cmocka_unit_test(test_tensor_split_cover),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
