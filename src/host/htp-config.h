@@ -35,6 +35,8 @@ struct htp_config {
     const char *opfilter_s; /* its text */
     const char *trace;      /* VNPU_TRACE: every device's requests traced into this file, or NULL */
     uint32_t mm_path;       /* VNPU_MM_PATH: enum htp_mm_path (auto, hvx, hmx; default auto) */
+    uint32_t mdev_seq;      /* VNPU_MDEV_SEQ: 1..16 partitions per op, run one after another (1: whole ops) */
+    uint32_t mdev_check;    /* VNPU_MDEV_CHECK: enum htp_mdev_check (0 off) */
 };
 
 /* The parsed environment; VNPU_STATUS_BAD_ARG (logged once per call, naming the variable and its range)

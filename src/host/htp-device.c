@@ -51,7 +51,7 @@ static enum vnpu_status htp_session_open(struct htp_device *d) {
     return vdsp_session_open(&p, &d->session);
 }
 
-enum vnpu_status htp_device_call(struct htp_device *d, size_t size) {
+enum vnpu_status htp_device_session(struct htp_device *d, struct vdsp_session **s) {
     if (vdsp_session_faulted(d->session)) {
         vnpu_log_warn("%s: reopening the session after its fault", d->name);
         vdsp_session_close(d->session);
@@ -62,7 +62,14 @@ enum vnpu_status htp_device_call(struct htp_device *d, size_t size) {
             return st;
         }
     }
-    return vdsp_session_call(d->session, d->req, 0, size);
+    *s = d->session;
+    return VNPU_STATUS_OK;
+}
+
+enum vnpu_status htp_device_call(struct htp_device *d, size_t size) {
+    struct vdsp_session *s;
+    const enum vnpu_status st = htp_device_session(d, &s);
+    return st == VNPU_STATUS_OK ? vdsp_session_call(s, d->req, 0, size) : st;
 }
 
 /* An unmap-only request for buf on d (the caller holds d->lock). */
@@ -219,6 +226,7 @@ static enum vnpu_status htp_device_open(uint32_t index, const struct htp_config 
     d->base = (struct vnpu_device){.iface = &htp_device_iface, .ctx = d};
     d->index = index;
     d->cfg = cfg;
+    d->mdev_seq = (struct htp_mdev_seq){.count = cfg->mdev_seq, .check = cfg->mdev_check};
     snprintf(d->name, sizeof(d->name), "HTP%u", index);
     pthread_mutex_init(&d->lock, NULL);
     VNPU_ASSERT(vdsp_target_get(cfg->arch, &d->target));
@@ -278,6 +286,18 @@ enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path
     const enum vnpu_status st = d->tracing ? VNPU_STATUS_OK : htp_trace_open(d, path);
     pthread_mutex_unlock(&d->lock);
     return st;
+}
+
+enum vnpu_status vnpu_htp_device_partitions(struct vnpu_device *dev, uint32_t n) {
+    struct htp_device *d = htp_device_of(dev);
+    if (n < 1 || n > HTP_MAX_MDEV) {
+        vnpu_log_error("%s: %u partitions per op, expected 1..%u", d->name, n, HTP_MAX_MDEV);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    pthread_mutex_lock(&d->lock);
+    d->mdev_seq.count = n;
+    pthread_mutex_unlock(&d->lock);
+    return VNPU_STATUS_OK;
 }
 
 void vnpu_htp_device_inject(struct vnpu_device *dev, uint32_t flags) {

@@ -23,6 +23,10 @@
  *   VNPU_TRACE     a file: every device traces into it, as vnpu_htp_device_trace (the --trace of the tools)
  *   VNPU_MM_PATH   auto (default: MUL_MAT on HMX for batches, htp-prep-matmul-hmx.c's rule), hmx (wherever it can
  *                  run), hvx (never HMX)
+ * VNPU_MDEV_SEQ  2..16: every op runs as that many partitions one after another, as vnpu_htp_device_partitions
+ *   VNPU_MDEV_CHECK 1: partitions run one after another are checked for two devices writing one 128-byte line
+ *                  (DMA writes only for overlapping bytes, the seed's rule); 2: DMA writes own their lines too
+ *                  (docs/HTP.md "Partitions")
  * (VNPU_DMA_STRICT and VNPU_WINDOW_MB are the platform's, src/vdsp/vdsp.h.)
  */
 #ifndef VNPU_HTP_HOST_H
@@ -67,6 +71,12 @@ enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path
 
 /* Fault injection for tests: the next request carries flags (HTP_REQ_INJECT_*, src/htp/htp-msg.h). */
 void vnpu_htp_device_inject(struct vnpu_device *dev, uint32_t flags);
+
+/* Run every op of dev from now on as n partitions one after another on dev's session (the requests of one op
+ * with mdev_idx 0..n-1 of mdev_count n; n = 1: whole ops again): the output of a row-split group computed by one
+ * session, for tests and the line-ownership checker (VNPU_MDEV_CHECK). Errors: VNPU_STATUS_BAD_ARG (n outside
+ * 1..16). */
+enum vnpu_status vnpu_htp_device_partitions(struct vnpu_device *dev, uint32_t n);
 
 /* True when dev is an HTP device. */
 bool vnpu_htp_device_is(const struct vnpu_device *dev);

@@ -270,12 +270,15 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
     for (uint32_t i = 0; i < b->n_copies; i++) { /* a written operand too: its bytes the op leaves or reads */
         memcpy(b->copies[i].shared, b->copies[i].t->data, b->copies[i].size);
     }
+    const bool parts = d->mdev_seq.count > 1; /* partitions one after another: no trace (htp_mdev_run) */
+    const bool trace = d->tracing && !parts;
     req->id = ++d->req_id;
-    req->flags = (d->cfg->profile ? HTP_REQ_PROFILE : 0) | (d->tracing ? HTP_REQ_TRACE : 0) | d->inject;
-    req->n_trace = d->tracing ? HTP_TRACE_RECORDS : 0;
+    req->flags = (d->cfg->profile ? HTP_REQ_PROFILE : 0) | (trace ? HTP_REQ_TRACE : 0) | d->inject;
+    req->n_trace = trace ? HTP_TRACE_RECORDS : 0;
     d->inject = 0;
     const double t_send = now_us();
-    enum vnpu_status st = htp_device_call(d, htp_request_size(d->n_threads));
+    const size_t size = htp_request_size(d->n_threads);
+    enum vnpu_status st = parts ? htp_mdev_run(d, &d->mdev_seq, size, b->vbufs, b->op_node) : htp_device_call(d, size);
     const double t_recv = now_us();
     if (st == VNPU_STATUS_OK && req->rsp.status != HTP_STATUS_OK) {
         const uint32_t k = req->rsp.failed_op < req->n_ops ? req->rsp.failed_op : 0;
@@ -293,7 +296,7 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
         }
         batch_report(b, t_send, t_recv);
     }
-    if (d->tracing && (st == VNPU_STATUS_OK || req->rsp.status != HTP_STATUS_OK)) {
+    if (trace && (st == VNPU_STATUS_OK || req->rsp.status != HTP_STATUS_OK)) {
         htp_trace_request(d, req, t_send, t_recv, b->op_node);
     }
     batch_begin(b);

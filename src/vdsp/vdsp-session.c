@@ -330,6 +330,16 @@ size_t vdsp_session_window_size(const struct vdsp_session *s) {
     return s->dev->window_size;
 }
 
+void vdsp_session_dma_log(struct vdsp_session *s, bool on) {
+    vdsp_dma_log(s->dev, on);
+}
+
+const struct vdsp_dma_write *vdsp_session_dma_writes(const struct vdsp_session *s, size_t *n, bool *lost) {
+    *n = s->dev->n_dma_log;
+    *lost = s->dev->dma_log_lost;
+    return s->dev->dma_log;
+}
+
 bool vdsp_session_faulted(const struct vdsp_session *s) {
     return vdsp_device_faulted(s->dev);
 }
