@@ -80,7 +80,7 @@ static void claim_line(struct mdev_out *o, size_t l, uint32_t p, struct mdev_con
     if (o->line_store[l] == MDEV_NONE) {
         o->line_store[l] = (uint8_t) p;
     } else if (o->line_store[l] != p) {
-        conflict(c, o, l, o->line_store[l], p, "both store into it");
+        conflict(c, o, l, o->line_store[l], p, "both write into it (stores, or DMA under VNPU_MDEV_CHECK=2)");
     }
 }
 
@@ -183,7 +183,7 @@ static void outs_free(struct mdev_out *o, uint32_t n) {
 static enum vnpu_status outs_init(const struct htp_device *d, const struct htp_req *whole,
                                   const struct vdsp_buffer *const *vbufs, const char *name, uint32_t i,
                                   struct mdev_out *o, uint32_t *n) {
-    const uint8_t *block = (const uint8_t *) whole;
+    const uint8_t *block = d->req->host; /* whole: the header as built, the areas are the block's */
     const struct htp_tensor_desc *tensors = (const struct htp_tensor_desc *) (block + whole->off_tensors);
     const struct htp_op_desc *op = (const struct htp_op_desc *) (block + whole->off_ops) + i;
     *n = 0;
@@ -274,7 +274,7 @@ static enum vnpu_status check_op(struct htp_device *d, const struct htp_mdev_seq
         vnpu_log_error("%s: VNPU_MDEV_CHECK: op %u (%s) of %u partitions: devices %u and %u both write line %zu "
                        "(bytes %zu..%zu) of tensor '%s': %s",
                        d->name, i,
-                       htp_op_name(((const struct htp_op_desc *) ((const uint8_t *) whole + whole->off_ops))[i].opcode),
+                       htp_op_name(((const struct htp_op_desc *) ((const uint8_t *) req + whole->off_ops))[i].opcode),
                        seq->count, c.a, c.b, c.line, lo, (hi < c.out->span ? hi : c.out->span) - 1, c.out->name, c.why);
         st = VNPU_STATUS_DEVICE;
     }

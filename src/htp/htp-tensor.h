@@ -133,6 +133,16 @@ static inline bool htp_tensor_mdev_rows_per_chunk(const struct htp_tensor *t, ui
     return true;
 }
 
+/* Rows per chunk for a kernel that writes t only by DMA: the line-clean chunk of htp_tensor_mdev_rows_per_chunk when
+ * t's layout has one, else 1. DMA writes may split a line (seed, "128-Byte Cache Line Alignment"), so a layout the
+ * line rule refuses still splits by rows instead of falling back to device 0; line-clean chunks where they exist keep
+ * the kernel right if it ever writes through HVX stores. */
+static inline uint32_t htp_tensor_mdev_dma_rows_per_chunk(const struct htp_tensor *t, uint32_t elem_size,
+                                                          uint32_t row_size) {
+    uint32_t rows_per_chunk = 0;
+    return htp_tensor_mdev_rows_per_chunk(t, elem_size, row_size, &rows_per_chunk) ? rows_per_chunk : 1;
+}
+
 /* One device's share [start, start + count) of total_units. */
 struct htp_tensor_mdev_range {
     uint32_t start;

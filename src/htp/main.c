@@ -597,6 +597,7 @@ static void htp_process(void *npu_ctx, void *block, uint32_t size) {
         ctx->mdev.idx = b.hdr.mdev_idx;
         ctx->mdev.count = b.hdr.mdev_count;
         ctx->mdev.count_div = fastdiv_init(b.hdr.mdev_count);
+        ctx->mdev.inject = b.hdr.flags & (HTP_REQ_INJECT_MDEV_ROW | HTP_REQ_INJECT_MDEV_LINE);
         st = batch_map(ctx, &b, &m);
     }
     if (st == HTP_STATUS_OK) {
