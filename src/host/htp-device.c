@@ -300,6 +300,18 @@ enum vnpu_status vnpu_htp_device_partitions(struct vnpu_device *dev, uint32_t n)
     return VNPU_STATUS_OK;
 }
 
+enum vnpu_status vnpu_htp_device_mdev_check(struct vnpu_device *dev, uint32_t mode) {
+    struct htp_device *d = htp_device_of(dev);
+    if (mode > HTP_MDEV_CHECK_LINES) {
+        vnpu_log_error("%s: line-ownership check mode %u, expected 0..%u", d->name, mode, HTP_MDEV_CHECK_LINES);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    pthread_mutex_lock(&d->lock);
+    d->mdev_seq.check = mode;
+    pthread_mutex_unlock(&d->lock);
+    return VNPU_STATUS_OK;
+}
+
 void vnpu_htp_device_inject(struct vnpu_device *dev, uint32_t flags) {
     struct htp_device *d = htp_device_of(dev);
     pthread_mutex_lock(&d->lock);

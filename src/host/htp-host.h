@@ -78,6 +78,11 @@ void vnpu_htp_device_inject(struct vnpu_device *dev, uint32_t flags);
  * 1..16). */
 enum vnpu_status vnpu_htp_device_partitions(struct vnpu_device *dev, uint32_t n);
 
+/* The line-ownership check of dev's partitions run one after another from now on, as VNPU_MDEV_CHECK sets it at the
+ * open: 0 off, 1 the seed's rule, 2 DMA writes own their lines too (docs/HTP.md "Partitions"). Errors:
+ * VNPU_STATUS_BAD_ARG (mode above 2). */
+enum vnpu_status vnpu_htp_device_mdev_check(struct vnpu_device *dev, uint32_t mode);
+
 /* True when dev is an HTP device. */
 bool vnpu_htp_device_is(const struct vnpu_device *dev);
 
