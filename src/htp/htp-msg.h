@@ -162,16 +162,16 @@ struct htp_rsp {
 };
 
 /* Request flags. */
-#define HTP_REQ_PROFILE         1u /* fill htp_op_prof */
-#define HTP_REQ_TRACE           2u /* fill the trace area */
-#define HTP_REQ_INJECT_LOAD     4u /* fault injection (tests): in op 0, a worker loads from device address 0 */
-#define HTP_REQ_INJECT_DMA      8u /* fault injection (tests): in op 0, a worker pushes a DMA row ending past VTCM */
-/* Partition skews (tests of the line-ownership checker, VNPU_MDEV_CHECK), in every op of a request with mdev_count
- * > 1 (htp_mdev_range, src/htp/htp-ctx.h): */
-#define HTP_REQ_INJECT_MDEV_ROW 16u /* a device past 0 starts one unit early: off by one row into the device before */
-#define HTP_REQ_INJECT_MDEV_LINE                                                        \
-    32u /* chunks of half the units the line rule asks: partitions split 128-byte lines \
-         */
+#define HTP_REQ_PROFILE          1u /* fill htp_op_prof */
+#define HTP_REQ_TRACE            2u /* fill the trace area */
+#define HTP_REQ_INJECT_LOAD      4u /* fault injection (tests): in op 0, a worker loads from device address 0 */
+#define HTP_REQ_INJECT_DMA       8u /* fault injection (tests): in op 0, a worker pushes a DMA row ending past VTCM */
+/* Partition skews (tests of the line-ownership checker, VNPU_MDEV_CHECK) in every op of a request with mdev_count > 1
+ * (htp_mdev_range, src/htp/htp-ctx.h). ROW: a device past 0 starts one unit early, off by one row into the device
+ * before. LINE: chunks of half the units the line rule asks, so partitions split 128-byte lines. (32 and 64: main's
+ * group device has 16, HTP_REQ_INJECT_STALL.) */
+#define HTP_REQ_INJECT_MDEV_ROW  32u
+#define HTP_REQ_INJECT_MDEV_LINE 64u
 
 struct htp_req {
     uint32_t version; /* HTP_MSG_VERSION */
