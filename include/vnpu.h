@@ -54,12 +54,28 @@ struct vnpu_sampler;
  * VNPU_STATUS_BAD_ARG and frees everything it made). */
 typedef bool (*vnpu_progress_fn)(float progress, void *user);
 
+/* How a model spreads over the NPU devices of its list (llama.cpp's --split-mode). */
+enum vnpu_split_mode {
+    VNPU_SPLIT_MODE_LAYER = 0,  /* each device holds its share of the layers (weights, KV cache) and computes them:
+                                   less memory per session; one session works at a time */
+    VNPU_SPLIT_MODE_ROW = 1,    /* the devices become one group (HTP0[0-1]): every op runs on all their sessions, each
+                                   computing its partition of the output rows, fenced around every op: parallelism */
+    VNPU_SPLIT_MODE_TENSOR = 2, /* weights split by rows, partial sums combined by an NPU allreduce: not built yet
+                                   (vnpu_model_load answers VNPU_STATUS_UNSUPPORTED) */
+};
+
 struct vnpu_model_params {
     /* Comma-separated device names: "HTP0", "HTP0,HTP1" (NPU devices, the layers split over them as llama.cpp's
-     * --split-mode layer splits them over GPUs), "CPU" (the reference backend alone); the CPU is always added last,
-     * the fallback for ops no NPU device takes. NULL: every NPU device, HTP0..HTP<VNPU_NDEV - 1> (HTP0 by default),
-     * as llama.cpp offloads to all the GPUs it finds and splits the layers over them. */
+     * --split-mode layer splits them over GPUs), "HTP0[0-1]" (one device whose every op runs on the sessions of HTP0
+     * and HTP1, each computing its partition of the output rows: row split; "HTP0[0-3]", "HTP0[0,2]"; a member
+     * must exist, < VNPU_NDEV, and appear once in the list), "CPU" (the reference backend alone); the CPU is always
+     * added last, the fallback for ops no NPU device takes. NULL: every NPU device, HTP0..HTP<VNPU_NDEV - 1> (HTP0 by
+     * default), as llama.cpp offloads to all the GPUs it finds and splits the layers over them. */
     const char *devices;
+    /* Over the NPU devices of devices (or of the default list): layer (default), row (HTP0,HTP1 becomes the group
+     * HTP0[0,1]; a list naming a group already is refused), tensor (not built yet). vnpu_model_devices shows the
+     * result. */
+    enum vnpu_split_mode split_mode;
     vnpu_progress_fn progress;
     void *progress_user;
 };

@@ -28,11 +28,15 @@ given, scripts/ci-hvx.sh); under --strict an allowance above the count found is 
 only ever shrinks.
 
   hvx-inspect.py [--spills] [--promotions] [--divisions] [--strict] [--func REGEX] [--allow FUNC=N ...]
-                 [--arch 68] [SOURCE|OBJECT ...]   (no check named: all three)
-  hvx-inspect.py --disasm FUNC [SOURCE ...]   annotated disassembly: loop depth, spills, promotions
+                 [--arch 68] [--objdir DIR | SOURCE|OBJECT ...]   (no check named: all three)
+  hvx-inspect.py --disasm FUNC [--objdir DIR | SOURCE ...]   annotated disassembly: loop depth, spills, promotions
 
-Without SOURCE it inspects src/htp/*.c and src/hvx/*.c of this repository. Exit status: 0 clean (or not
---strict), 1 violations under --strict, 2 the tool could not compile or disassemble.
+Without SOURCE it inspects src/htp/*.c and src/hvx/*.c of this repository. --objdir DIR inspects the objects
+someone else compiled instead (scripts/ci-hvx.sh's compile check keeps them): every DIR/**/*.o, each reported
+under its path in DIR without the .o (DIR/src/htp/rope-ops.c.o is src/htp/rope-ops.c). An object (given or
+under DIR) must be a Hexagon ELF object of --arch (its e_flags), or the tool stops: v68 code read as v69 would
+inspect the wrong build. Exit status: 0 clean (or not --strict), 1 violations under --strict, 2 the tool could
+not compile or disassemble, or an object is missing or not of --arch.
 """
 
 import argparse
@@ -257,6 +261,24 @@ def compile_source(src, obj, args):
         sys.exit(2)
 
 
+EM_HEXAGON = 164
+EF_HEXAGON_MACH = 0x3FF  # e_flags: the Hexagon version the object is for, 0x68 for v68
+
+
+def check_object(obj, args):
+    """obj is a 32-bit little-endian ELF object for Hexagon of args.arch: exit 2 if not."""
+    with open(obj, "rb") as f:
+        hdr = f.read(52)
+    ok = len(hdr) == 52 and hdr[:4] == b"\x7fELF" and hdr[4] == 1 and hdr[5] == 1
+    machine = int.from_bytes(hdr[18:20], "little") if ok else 0
+    flags = int.from_bytes(hdr[36:40], "little") if ok else 0
+    if machine != EM_HEXAGON or flags & EF_HEXAGON_MACH != int(args.arch, 16):
+        what = f"a Hexagon object for v{flags & EF_HEXAGON_MACH:x}" if machine == EM_HEXAGON else \
+            "not a 32-bit Hexagon ELF object"
+        print(f"hvx-inspect: {obj}: {what}, expected v{args.arch} (--arch {args.arch})", file=sys.stderr)
+        sys.exit(2)
+
+
 def disassemble(obj, args):
     cmd = [args.objdump, "-d", "-r", f"--mcpu=hexagonv{args.arch}", f"--mattr=+hvxv{args.arch},+hvx-length128b", obj]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -267,11 +289,24 @@ def disassemble(obj, args):
     return r.stdout
 
 
+def object_dir_inputs(objdir):
+    """(object, name) of every object under objdir, named by its path there without the .o."""
+    objs = sorted(glob.glob(os.path.join(objdir, "**", "*.o"), recursive=True))
+    if not objs:
+        print(f"hvx-inspect: --objdir {objdir}: no objects (*.o) there", file=sys.stderr)
+        sys.exit(2)
+    return [(obj, os.path.relpath(obj, objdir)[:-2]) for obj in objs]
+
+
 def load_functions(args):
-    inputs = args.inputs or sorted(p for g in DEFAULT_SOURCES for p in glob.glob(os.path.join(REPO, g)))
+    if args.objdir:
+        inputs = object_dir_inputs(args.objdir)
+    else:
+        paths = args.inputs or sorted(p for g in DEFAULT_SOURCES for p in glob.glob(os.path.join(REPO, g)))
+        inputs = [(p, os.path.relpath(p, REPO) if p.startswith(REPO) else p) for p in paths]
     funcs = []
     with tempfile.TemporaryDirectory(prefix="hvx-inspect-") as tmp:
-        for i, path in enumerate(inputs):
+        for i, (path, name) in enumerate(inputs):
             if not os.path.isfile(path):
                 print(f"hvx-inspect: {path}: no such file", file=sys.stderr)
                 sys.exit(2)
@@ -279,7 +314,8 @@ def load_functions(args):
             if path.endswith(".c"):
                 obj = os.path.join(tmp, f"{i}-{os.path.basename(path)}.o")
                 compile_source(path, obj, args)
-            name = os.path.relpath(path, REPO) if path.startswith(REPO) else path
+            else:
+                check_object(obj, args)
             for fn in parse_objdump(disassemble(obj, args), name):
                 analyse(fn)
                 funcs.append(fn)
@@ -305,6 +341,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("inputs", nargs="*", help="C sources (compiled for Hexagon) or Hexagon objects")
+    ap.add_argument("--objdir", metavar="DIR", help="inspect the Hexagon objects under DIR (DIR/**/*.o) instead")
     ap.add_argument("--spills", action="store_true", help="check in-loop vector spills")
     ap.add_argument("--promotions", action="store_true", help="check float promotions")
     ap.add_argument("--divisions", action="store_true", help="check integer division helper calls")
@@ -318,7 +355,9 @@ def main():
     ap.add_argument("-I", dest="include", action="append", default=[], help="more include directories")
     ap.add_argument("-D", dest="define", action="append", default=[], help="more macro definitions")
     args = ap.parse_args()
-    args.cc = tool("clang", "CLANG")
+    if args.objdir and args.inputs:
+        ap.error("--objdir and SOURCE|OBJECT arguments exclude each other")
+    args.cc = None if args.objdir else tool("clang", "CLANG")  # objects need no compiler
     args.objdump = tool("llvm-objdump", "LLVM_OBJDUMP")
     if not args.spills and not args.promotions and not args.divisions:
         args.spills = args.promotions = args.divisions = True

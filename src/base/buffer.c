@@ -2,6 +2,7 @@
 
 #include "log.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,18 @@ const char *vnpu_buffer_type_name(struct vnpu_buffer_type *bt) {
 }
 
 enum vnpu_status vnpu_buffer_type_alloc(struct vnpu_buffer_type *bt, size_t size, struct vnpu_buffer **out) {
+    const size_t max = vnpu_buffer_type_max_size(bt);
+    if (size > max) {
+        *out = NULL;
+        vnpu_log_error("%s: a buffer of %zu bytes, more than the type's maximum of %zu", vnpu_buffer_type_name(bt),
+                       size, max);
+        return VNPU_STATUS_NO_MEMORY;
+    }
     return bt->iface->alloc_buffer(bt, size, out);
+}
+
+size_t vnpu_buffer_type_max_size(struct vnpu_buffer_type *bt) {
+    return bt->iface->get_max_size ? bt->iface->get_max_size(bt) : SIZE_MAX;
 }
 
 size_t vnpu_buffer_type_alloc_size(struct vnpu_buffer_type *bt, const struct vnpu_tensor *t) {

@@ -25,6 +25,10 @@ struct vnpu_buffer_type_iface {
     enum vnpu_status (*alloc_buffer)(struct vnpu_buffer_type *bt, size_t size, struct vnpu_buffer **out);
     /* Optional: bytes tensor t takes in a buffer of this type (tiled layouts pad); NULL = vnpu_nbytes. */
     size_t (*get_alloc_size)(struct vnpu_buffer_type *bt, const struct vnpu_tensor *t);
+    /* Optional: the largest buffer of this type (GGML's get_max_size: an NPU's address window, a device's largest
+     * allocation); whoever allocates more tensors than fit one buffer allocates several, no tensor straddling
+     * two (the model's weights, src/model/model.c). NULL = SIZE_MAX. */
+    size_t (*get_max_size)(struct vnpu_buffer_type *bt);
 };
 
 struct vnpu_buffer_type {
@@ -47,17 +51,28 @@ struct vnpu_buffer_iface {
     bool (*host_layout)(struct vnpu_buffer *buf, const struct vnpu_tensor *t);
 };
 
+/* What a buffer holds (GGML's ggml_backend_buffer_usage), for devices that treat them differently. */
+enum vnpu_buffer_usage {
+    VNPU_BUFFER_USAGE_ANY = 0, /* compute buffers, the KV cache: an NPU keeps them mapped (pinned) */
+    VNPU_BUFFER_USAGE_WEIGHTS, /* a model's weights, set by its loader: an NPU maps them while a request uses them */
+};
+
 struct vnpu_buffer {
     const struct vnpu_buffer_iface *iface;
     struct vnpu_buffer_type *type;
     void *base; /* host address of byte 0 */
     size_t size;
+    enum vnpu_buffer_usage usage; /* VNPU_BUFFER_USAGE_ANY when allocated */
     void *ctx;
 };
 
 const char *vnpu_buffer_type_name(struct vnpu_buffer_type *bt);
+/* A buffer of size bytes of type bt. Errors: VNPU_STATUS_NO_MEMORY (the type's, or size above
+ * vnpu_buffer_type_max_size: logged with both sizes). */
 enum vnpu_status vnpu_buffer_type_alloc(struct vnpu_buffer_type *bt, size_t size, struct vnpu_buffer **out);
 size_t vnpu_buffer_type_alloc_size(struct vnpu_buffer_type *bt, const struct vnpu_tensor *t);
+/* Bytes of the largest buffer of type bt (SIZE_MAX: no limit). */
+size_t vnpu_buffer_type_max_size(struct vnpu_buffer_type *bt);
 void vnpu_buffer_free(struct vnpu_buffer *buf); /* NULL is a no-op */
 
 /* Place t at byte offset offset of buf: sets t->data and t->buffer. offset + alloc size must fit. */

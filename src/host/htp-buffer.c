@@ -2,7 +2,9 @@
  * The HTP buffer types: "HTP<n>" for what the device computes (compute buffers, KV cache) and
  * "HTP<n>-REPACK" for weights. Both are shared DDR (vdsp buffers): the CPU reads and writes them in place
  * (unified memory) and a session maps them into its window. HTP<n> buffers are pinned (kept mapped across
- * requests); REPACK buffers may leave the window when it is short of room (the sliding window).
+ * requests) unless their usage is VNPU_BUFFER_USAGE_WEIGHTS (the model's, under VNPU_HOSTBUF=1); REPACK buffers
+ * are never pinned: they leave the window when a request needs the room (the sliding window, src/htp/main.c).
+ * No buffer of either type is larger than htp_buffer_max_size says, so a model's weights come in several.
  *
  * REPACK stores the weights the NPU's matmul kernels read tiled (htp_matmul_tiled_weight: a type with tiled
  * kernels and a shape src/repack takes) in the seed's tiled layout (src/htp/htp-tiles.h): get_alloc_size is
@@ -15,6 +17,7 @@
 #include "log.h"
 #include "repack.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +27,7 @@
 
 struct htp_buffer {
     struct vdsp_buffer *vb;
-    bool pinned;
+    bool repack; /* of the REPACK type */
 };
 
 static char htp_buffer_type_names[VNPU_HTP_MAX_DEVICES][2][16];
@@ -166,8 +169,8 @@ static enum vnpu_status htp_buffer_alloc(struct vnpu_buffer_type *bt, size_t siz
         free(buf);
         return st;
     }
-    hb->pinned = strstr(bt->ctx, "-REPACK") == NULL;
-    buf->iface = hb->pinned ? &htp_buffer_iface : &htp_repack_buffer_iface;
+    hb->repack = strstr(bt->ctx, "-REPACK") != NULL;
+    buf->iface = hb->repack ? &htp_repack_buffer_iface : &htp_buffer_iface;
     buf->type = bt;
     buf->base = hb->vb->host;
     buf->size = size;
@@ -176,15 +179,38 @@ static enum vnpu_status htp_buffer_alloc(struct vnpu_buffer_type *bt, size_t siz
     return VNPU_STATUS_OK;
 }
 
+/* Both types' get_max_size: htp_buffer_max_size of the configured arch; SIZE_MAX when the environment is bad
+ * (logged; opening the device fails on it too). */
+static size_t htp_buffer_type_max_size(struct vnpu_buffer_type *bt) {
+    (void) bt;
+    const struct htp_config *cfg;
+    size_t window;
+    if (htp_config_get(&cfg) != VNPU_STATUS_OK || vdsp_window_size_default(cfg->arch, &window) != VNPU_STATUS_OK) {
+        return SIZE_MAX;
+    }
+    struct vdsp_target target;
+    VNPU_ASSERT(vdsp_target_get(cfg->arch, &target));
+    return htp_buffer_max_size((size_t) cfg->mbuf_mb << 20, window, target.max_mapping);
+}
+
+size_t htp_buffer_max_size(size_t mbuf, size_t window, size_t max_mapping) {
+    size_t max = window / HTP_BUFFER_WINDOW_SHARE;
+    max = mbuf < max ? mbuf : max;
+    max = max_mapping < max ? max_mapping : max;
+    return max / HTP_BUFFER_ALIGNMENT * HTP_BUFFER_ALIGNMENT;
+}
+
 static const struct vnpu_buffer_type_iface htp_buffer_type_iface = {
     .get_name = htp_buffer_type_name,
     .alloc_buffer = htp_buffer_alloc,
+    .get_max_size = htp_buffer_type_max_size,
 };
 
 static const struct vnpu_buffer_type_iface htp_repack_buffer_type_iface = {
     .get_name = htp_buffer_type_name,
     .alloc_buffer = htp_buffer_alloc,
     .get_alloc_size = htp_repack_alloc_size,
+    .get_max_size = htp_buffer_type_max_size,
 };
 
 static struct vnpu_buffer_type htp_buffer_types[VNPU_HTP_MAX_DEVICES][2];
@@ -220,6 +246,6 @@ struct vdsp_buffer *htp_buffer_of(const struct vnpu_tensor *t, size_t *offset, b
     }
     const struct htp_buffer *hb = buf->ctx;
     *offset = (size_t) ((const uint8_t *) t->data - (const uint8_t *) hb->vb->host);
-    *pinned = hb->pinned;
+    *pinned = !hb->repack && buf->usage != VNPU_BUFFER_USAGE_WEIGHTS;
     return hb->vb;
 }

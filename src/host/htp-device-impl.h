@@ -22,8 +22,18 @@
  * "HTP<index>-REPACK" (weights). Static: they outlive devices, as buffers may. */
 struct vnpu_buffer_type *htp_buffer_type(uint32_t index, bool repack);
 
+/* A third of the window: a request holds the weight buffers an op run crosses (two, at a buffer boundary) next to
+ * its pinned buffers. At the real window (3200 MiB) MBUF's 1 GiB is the smaller. */
+#define HTP_BUFFER_WINDOW_SHARE 3
+
+/* Bytes of the largest HTP buffer: the smallest of mbuf (VNPU_MBUF_MB, upstream's GGML_HEXAGON_MBUF), a
+ * HTP_BUFFER_WINDOW_SHARE-th of the session window and the arch's largest mapping (v73: 2 GiB), rounded down to
+ * the buffers' 128-byte alignment. Both HTP buffer types' max size (vnpu_buffer_type_max_size). */
+size_t htp_buffer_max_size(size_t mbuf, size_t window, size_t max_mapping);
+
 /* The shared-DDR buffer holding t's data and t's byte offset in it, or NULL when t lives in memory no
- * session can map (host buffers, the model file's mapping). pinned: the buffer stays mapped. */
+ * session can map (host buffers, the model file's mapping). pinned: the buffer stays mapped (an HTP<n> buffer not
+ * of VNPU_BUFFER_USAGE_WEIGHTS). */
 struct vdsp_buffer *htp_buffer_of(const struct vnpu_tensor *t, size_t *offset, bool *pinned);
 
 /* Whether t's data is in the tiled layout: a whole tensor (not a view) in a REPACK buffer, of a type and shape
@@ -112,17 +122,47 @@ struct htp_device {
 
     struct htp_prof_row prof[HTP_OP_COUNT];
     uint64_t prof_requests;
-    double prof_host_us; /* requests, send to answer */
+    double prof_host_us;                               /* requests, send to answer */
+    uint64_t prof_mapped, prof_unmapped, prof_defrags; /* the window's, summed over requests (htp_rsp) */
 
     bool tracing; /* the process's trace file (htp-trace-export.c) gets this device's requests */
 };
 
-/* *s gets d's session, reopened first when an earlier request faulted it. Errors: the platform's (the reopen). */
-enum vnpu_status htp_device_session(struct htp_device *d, struct vdsp_session **s);
+/* Reopen d's session if a request faulted it (the caller holds d->lock). Errors: the platform's. */
+enum vnpu_status htp_device_ready(struct htp_device *d);
 
 /* Send the request in d->req (size bytes) and wait: reopens a faulted session first. Errors:
  * VNPU_STATUS_DEVICE (session lost), the platform's. The request's own status is in its block. */
 enum vnpu_status htp_device_call(struct htp_device *d, size_t size);
+
+/* An unmap-only request for buf on d (the caller holds d->lock); nothing when d's session is faulted (it is
+ * reopened empty). */
+void htp_device_unmap(struct htp_device *d, const struct vdsp_buffer *buf);
+
+/* When d's stage keeps a weight copy of host memory [base, base + size), unmap every weight chunk of it from the n
+ * devices mappers (d, or the members of d's group, which map d's chunks too) and drop the copies (the caller holds
+ * their locks). */
+void htp_stage_forget(struct htp_device *d, struct htp_device *const *mappers, uint32_t n, const void *base,
+                      size_t size);
+
+/* ---- row-split groups (htp-group.c) ---- */
+
+/* A group device, "HTP0[0-1]" (vnpu_htp_group_get): one vnpu_device whose every op runs on all its members'
+ * sessions, each computing its partition of the output (mdev), meeting at the fences of src/htp/htp-fence.h. The
+ * members are the HTP<n> device objects (their sessions, request blocks, registry references); members[0] builds
+ * each request once (supports_op, kernel_params, staging are its), and every member gets a copy with its mdev_idx. */
+struct htp_group {
+    struct vnpu_device base;
+    char name[64];                             /* as written: "HTP0[0-1]" */
+    uint32_t n;                                /* members, 1..HTP_MAX_MDEV */
+    struct htp_device *members[HTP_MAX_MDEV];  /* members[k] is mdev k, in the order the list gives */
+    struct htp_device *by_index[HTP_MAX_MDEV]; /* the same by ascending index: the order their locks are taken */
+    struct vdsp_buffer *fence;                 /* the fence slots, one per member (htp-fence.h rule 1), pinned */
+    uint32_t seq;                              /* fence_seq of the next request (htp-fence.h rule 3) */
+};
+
+bool htp_group_is(const struct vnpu_device *dev);
+struct htp_group *htp_group_of(struct vnpu_device *dev);
 
 /* Tell every open session that the buffer with this fd is going away (HTP_BUF_UNMAP). */
 void htp_devices_unmap(const struct vdsp_buffer *buf);
@@ -195,8 +235,9 @@ extern const struct htp_op_family htp_family_flash_attn;
 
 struct htp_batch;
 
-/* The device's graph_compute. */
-enum vnpu_status htp_graph_compute(struct htp_device *d, struct vnpu_tensor **nodes, int n_nodes);
+/* The graph_compute of device d, or of group g (d is then g->members[0]; the caller holds every member's lock):
+ * each request built once and sent to every member. */
+enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, struct vnpu_tensor **nodes, int n_nodes);
 /* Bytes of the request block: header, HTP_MAX_BUFS buffers, HTP_MAX_TENSORS tensors, HTP_MAX_OPS ops
  * and profiles, and the trace area of n_threads threads. */
 size_t htp_request_size(uint32_t n_threads);
@@ -211,7 +252,9 @@ void htp_batch_free(struct htp_batch *b); /* NULL is a no-op */
  * a poison pattern (an output that overlaps a source: its own bytes) while the session logs its DMA writes, and the
  * bytes each changed or DMA-wrote are merged per 128-byte line; two devices on one line (docs/HTP.md "Partitions")
  * is an error naming the op, the tensor, the line and both devices, before the outputs are restored and the
- * partitions run for the result. What the group device (HTP0[0-1]) calls under VNPU_MDEV_CHECK=1.
+ * partitions run for the result. Each one-op request carries HTP_REQ_MDEV_ALONE (no fences: its peers run before or
+ * after it). What a row-split group (HTP0[0-1]) sends its requests through under VNPU_MDEV_CHECK, partition k on
+ * member k's session.
  * Errors: VNPU_STATUS_DEVICE (a partition failed or the check found a shared line; logged), VNPU_STATUS_NO_MEMORY
  * (the check's copies), the platform's. */
 enum vnpu_status htp_mdev_run(struct htp_device *d, const struct htp_mdev_seq *seq, size_t size,

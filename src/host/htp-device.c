@@ -24,7 +24,7 @@ static struct htp_device *htp_device_of(struct vnpu_device *dev) {
 }
 
 bool vnpu_htp_device_is(const struct vnpu_device *dev) {
-    return dev->iface == &htp_device_iface;
+    return dev->iface == &htp_device_iface || htp_group_is(dev);
 }
 
 bool vnpu_htp_device_parse(const char *name, size_t len, uint32_t *index) {
@@ -51,7 +51,7 @@ static enum vnpu_status htp_session_open(struct htp_device *d) {
     return vdsp_session_open(&p, &d->session);
 }
 
-enum vnpu_status htp_device_session(struct htp_device *d, struct vdsp_session **s) {
+enum vnpu_status htp_device_ready(struct htp_device *d) {
     if (vdsp_session_faulted(d->session)) {
         vnpu_log_warn("%s: reopening the session after its fault", d->name);
         vdsp_session_close(d->session);
@@ -62,18 +62,15 @@ enum vnpu_status htp_device_session(struct htp_device *d, struct vdsp_session **
             return st;
         }
     }
-    *s = d->session;
     return VNPU_STATUS_OK;
 }
 
 enum vnpu_status htp_device_call(struct htp_device *d, size_t size) {
-    struct vdsp_session *s;
-    const enum vnpu_status st = htp_device_session(d, &s);
-    return st == VNPU_STATUS_OK ? vdsp_session_call(s, d->req, 0, size) : st;
+    const enum vnpu_status st = htp_device_ready(d);
+    return st == VNPU_STATUS_OK ? vdsp_session_call(d->session, d->req, 0, size) : st;
 }
 
-/* An unmap-only request for buf on d (the caller holds d->lock). */
-static void htp_device_unmap(struct htp_device *d, const struct vdsp_buffer *buf) {
+void htp_device_unmap(struct htp_device *d, const struct vdsp_buffer *buf) {
     if (!d->session || vdsp_session_faulted(d->session)) {
         return; /* a faulted session is reopened empty */
     }
@@ -112,6 +109,9 @@ static void htp_profile_summary(const struct htp_device *d) {
     }
     htp_config_print("vnpu-htp: %s profile: %llu requests, %.3f ms host time (send to answer), %.3f ms NPU time in ops",
                      d->name, (unsigned long long) d->prof_requests, d->prof_host_us / 1e3, (double) total / 1e3);
+    htp_config_print("vnpu-htp: %s profile window: %llu maps, %llu unmaps, %llu defragmentations", d->name,
+                     (unsigned long long) d->prof_mapped, (unsigned long long) d->prof_unmapped,
+                     (unsigned long long) d->prof_defrags);
     for (int op = 0; op < HTP_OP_COUNT; op++) {
         const struct htp_prof_row *r = &d->prof[op];
         if (r->count) {
@@ -161,7 +161,7 @@ static bool htp_device_supports_op(struct vnpu_device *dev, const struct vnpu_te
 static enum vnpu_status htp_device_graph_compute(struct vnpu_device *dev, struct vnpu_tensor **nodes, int n_nodes) {
     struct htp_device *d = htp_device_of(dev);
     pthread_mutex_lock(&d->lock);
-    const enum vnpu_status st = htp_graph_compute(d, nodes, n_nodes);
+    const enum vnpu_status st = htp_graph_compute(d, NULL, nodes, n_nodes);
     pthread_mutex_unlock(&d->lock);
     return st;
 }
@@ -197,13 +197,20 @@ struct vnpu_buffer_type *vnpu_htp_weight_buffer_type(uint32_t index) {
 static void htp_device_forget_host(struct vnpu_device *dev, const void *base, size_t size) {
     struct htp_device *d = htp_device_of(dev);
     pthread_mutex_lock(&d->lock);
+    htp_stage_forget(d, &d, 1, base, size);
+    pthread_mutex_unlock(&d->lock);
+}
+
+void htp_stage_forget(struct htp_device *d, struct htp_device *const *mappers, uint32_t n, const void *base,
+                      size_t size) {
     if (htp_stage_holds(&d->stage, base, size)) {
         for (uint32_t i = 0; i < d->stage.n_chunks; i++) {
-            htp_device_unmap(d, d->stage.chunks[i]);
+            for (uint32_t k = 0; k < n; k++) {
+                htp_device_unmap(mappers[k], d->stage.chunks[i]);
+            }
         }
         htp_stage_free_weights(&d->stage);
     }
-    pthread_mutex_unlock(&d->lock);
 }
 
 static const struct vnpu_device_iface htp_device_iface = {
@@ -280,15 +287,33 @@ enum vnpu_status vnpu_htp_device_count(uint32_t *n) {
     return st;
 }
 
+/* The HTP devices dev stands for: itself, or a group's members. */
+static uint32_t htp_devices_of(struct vnpu_device *dev, struct htp_device **out) {
+    if (htp_group_is(dev)) {
+        const struct htp_group *g = htp_group_of(dev);
+        memcpy(out, g->members, g->n * sizeof(*out));
+        return g->n;
+    }
+    out[0] = htp_device_of(dev);
+    return 1;
+}
+
 enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path) {
-    struct htp_device *d = htp_device_of(dev);
-    pthread_mutex_lock(&d->lock);
-    const enum vnpu_status st = d->tracing ? VNPU_STATUS_OK : htp_trace_open(d, path);
-    pthread_mutex_unlock(&d->lock);
+    struct htp_device *ds[HTP_MAX_MDEV];
+    enum vnpu_status st = VNPU_STATUS_OK;
+    for (uint32_t k = 0, n = htp_devices_of(dev, ds); k < n && st == VNPU_STATUS_OK; k++) {
+        pthread_mutex_lock(&ds[k]->lock);
+        st = ds[k]->tracing ? VNPU_STATUS_OK : htp_trace_open(ds[k], path);
+        pthread_mutex_unlock(&ds[k]->lock);
+    }
     return st;
 }
 
 enum vnpu_status vnpu_htp_device_partitions(struct vnpu_device *dev, uint32_t n) {
+    if (htp_group_is(dev)) {
+        vnpu_log_error("%s: a row-split group's members already share every op", htp_group_of(dev)->name);
+        return VNPU_STATUS_BAD_ARG;
+    }
     struct htp_device *d = htp_device_of(dev);
     if (n < 1 || n > HTP_MAX_MDEV) {
         vnpu_log_error("%s: %u partitions per op, expected 1..%u", d->name, n, HTP_MAX_MDEV);
@@ -301,20 +326,34 @@ enum vnpu_status vnpu_htp_device_partitions(struct vnpu_device *dev, uint32_t n)
 }
 
 enum vnpu_status vnpu_htp_device_mdev_check(struct vnpu_device *dev, uint32_t mode) {
-    struct htp_device *d = htp_device_of(dev);
+    struct htp_device *ds[HTP_MAX_MDEV];
+    const uint32_t n = htp_devices_of(dev, ds);
     if (mode > HTP_MDEV_CHECK_LINES) {
-        vnpu_log_error("%s: line-ownership check mode %u, expected 0..%u", d->name, mode, HTP_MDEV_CHECK_LINES);
+        vnpu_log_error("%s: line-ownership check mode %u, expected 0..%u", ds[0]->name, mode, HTP_MDEV_CHECK_LINES);
         return VNPU_STATUS_BAD_ARG;
     }
-    pthread_mutex_lock(&d->lock);
-    d->mdev_seq.check = mode;
-    pthread_mutex_unlock(&d->lock);
+    for (uint32_t k = 0; k < n; k++) {
+        pthread_mutex_lock(&ds[k]->lock);
+        ds[k]->mdev_seq.check = mode;
+        pthread_mutex_unlock(&ds[k]->lock);
+    }
     return VNPU_STATUS_OK;
 }
 
 void vnpu_htp_device_inject(struct vnpu_device *dev, uint32_t flags) {
-    struct htp_device *d = htp_device_of(dev);
-    pthread_mutex_lock(&d->lock);
-    d->inject = flags;
-    pthread_mutex_unlock(&d->lock);
+    struct htp_device *ds[HTP_MAX_MDEV];
+    for (uint32_t k = 0, n = htp_devices_of(dev, ds); k < n; k++) {
+        pthread_mutex_lock(&ds[k]->lock);
+        ds[k]->inject = flags;
+        pthread_mutex_unlock(&ds[k]->lock);
+    }
+}
+
+uint32_t vnpu_htp_device_members(struct vnpu_device *dev, uint32_t *index) {
+    struct htp_device *ds[HTP_MAX_MDEV];
+    const uint32_t n = htp_devices_of(dev, ds);
+    for (uint32_t k = 0; k < n; k++) {
+        index[k] = ds[k]->index;
+    }
+    return n;
 }

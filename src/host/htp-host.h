@@ -6,28 +6,35 @@
  * properties; graph_compute turns runs of nodes into requests (src/htp/htp-msg.h) of op nodes with
  * host-computed kernel_params, sends them and turns a failed status into VNPU_STATUS_DEVICE naming the op;
  * a faulted session is reopened before the next request. Its buffer types are "HTP<n>" (shared DDR for
- * compute buffers and the KV cache, kept mapped) and "HTP<n>-REPACK" (weights; flat copies until the tiled
- * formats land). Tensors that live elsewhere are copied into shared DDR around each request (weights once).
+ * compute buffers and the KV cache, kept mapped) and "HTP<n>-REPACK" (weights, tiled; mapped while a request
+ * uses them). Tensors that live elsewhere are copied into shared DDR around each request (weights once).
  *
  * Environment (read once, at the first device open; a bad value fails the open):
  *   VNPU_NDEV      devices HTP0..NDEV-1 that exist (1..16, default 1)
  *   VNPU_NHVX      NPU worker threads per session (1..10; default min(host cores, the target's HVX contexts))
  *   VNPU_ARCH      v73, v75, v79 (default), v81: the target and the NPU library loaded
  *   VNPU_HOSTBUF   1: weights go to the plain HTP<n> buffer type instead of HTP<n>-REPACK
- *   VNPU_VERBOSE   1: one line per op supported (with the reason when not) and per op executed; 2: also the
- *                  requests
- *   VNPU_PROFILE   1: per-op NPU and host times, summed per op at device free; 2: also one line per op
+ *   VNPU_MBUF_MB   MiB of the largest HTP buffer (1..4096, default 1024, GGML_HEXAGON_MBUF); a third of the
+ *                  window and the arch's largest mapping cap it too (htp_buffer_max_size), so weights come in
+ *                  several buffers
+ *   VNPU_VERBOSE   1: one line per op supported (with the reason when not) and per op executed, and the window's
+ *                  maps, unmaps and defragmentations per request; 2: also the requests and the NPU's map lines
+ *   VNPU_PROFILE   1: per-op NPU and host times and the window's counts, summed at device free; 2: also one line
+ *                  per op
  *   VNPU_OPSTAGE   bits: 0x1 send ops to the NPU, 0x2 compute them (clear: DMA only, HTP_OP_SKIP_COMPUTE);
  *                  default 0x3
  *   VNPU_OPFILTER  a POSIX extended regex (case-insensitive): ops whose name matches stay off the NPU
  *   VNPU_TRACE     a file: every device traces into it, as vnpu_htp_device_trace (the --trace of the tools)
  *   VNPU_MM_PATH   auto (default: MUL_MAT on HMX for batches, htp-prep-matmul-hmx.c's rule), hmx (wherever it can
  *                  run), hvx (never HMX)
- * VNPU_MDEV_SEQ  2..16: every op runs as that many partitions one after another, as vnpu_htp_device_partitions
- *   VNPU_MDEV_CHECK 1: partitions run one after another are checked for two devices writing one 128-byte line
- *                  (DMA writes only for overlapping bytes, the seed's rule); 2: DMA writes own their lines too
- *                  (docs/HTP.md "Partitions")
- * (VNPU_DMA_STRICT and VNPU_WINDOW_MB are the platform's, src/vdsp/vdsp.h.)
+ *   VNPU_FENCE_TIMEOUT_MS  a row-split group's barrier waits this long for a member before it fails the op naming
+ *                  the member (1..3600000, default 30000; src/htp/htp-fence.h)
+ *   VNPU_MDEV_SEQ  2..16: every op runs as that many partitions one after another, as vnpu_htp_device_partitions
+ *   VNPU_MDEV_CHECK 1: partitions run one after another (VNPU_MDEV_SEQ, or a group's members) are checked for two
+ *                  devices writing one 128-byte line (DMA writes only for overlapping bytes, the seed's rule); 2: DMA
+ *                  writes own their lines too (docs/HTP.md "Partitions")
+ * (VNPU_DMA_STRICT and VNPU_WINDOW_MB, the window: 3200 MiB from v75, 3000 MiB on v73, are the platform's,
+ * src/vdsp/vdsp.h.)
  */
 #ifndef VNPU_HTP_HOST_H
 #define VNPU_HTP_HOST_H
@@ -69,7 +76,8 @@ struct vnpu_buffer_type *vnpu_htp_weight_buffer_type(uint32_t index);
  * file). A device already tracing keeps its file. */
 enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path);
 
-/* Fault injection for tests: the next request carries flags (HTP_REQ_INJECT_*, src/htp/htp-msg.h). */
+/* Fault injection for tests: the next request carries flags (HTP_REQ_INJECT_*, src/htp/htp-msg.h); on a group,
+ * every member's (inject on a member's own HTP<m> device to fault one). */
 void vnpu_htp_device_inject(struct vnpu_device *dev, uint32_t flags);
 
 /* Run every op of dev from now on as n partitions one after another on dev's session (the requests of one op
@@ -83,7 +91,20 @@ enum vnpu_status vnpu_htp_device_partitions(struct vnpu_device *dev, uint32_t n)
  * VNPU_STATUS_BAD_ARG (mode above 2). */
 enum vnpu_status vnpu_htp_device_mdev_check(struct vnpu_device *dev, uint32_t mode);
 
-/* True when dev is an HTP device. */
+/* True when dev is an HTP device or a group of them. */
 bool vnpu_htp_device_is(const struct vnpu_device *dev);
+
+/* The device numbers (the n of HTP<n>) of HTP device dev into index[], HTP_MAX_MDEV (16) room: one, or a group's
+ * members in mdev order; returns how many. */
+uint32_t vnpu_htp_device_members(struct vnpu_device *dev, uint32_t *index);
+
+/* Whether name (len bytes) is a group, "HTP<a>[<list>]": then the group's device, opened with its members (row
+ * split: every op of the graph runs on the sessions of HTP<m> for each member m, each computing its partition of
+ * the output rows, synchronized by fences; llama.cpp's Hexagon backend spells it so). The list is comma-separated
+ * device numbers and ranges, "0-1", "0-3", "0,2", each member existing (< VNPU_NDEV) and named once, a the first
+ * member. The group's buffer types are HTP<a>'s; every member maps its buffers. A separate object per get (its own
+ * fences), its members shared with every other holder of HTP<m>. Errors: VNPU_STATUS_BAD_ARG (the grammar, a member
+ * past VNPU_NDEV or named twice: what and where), the members' open errors. */
+enum vnpu_status vnpu_htp_group_get(const char *name, size_t len, struct vnpu_device **out);
 
 #endif /* VNPU_HTP_HOST_H */

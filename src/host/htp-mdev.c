@@ -142,9 +142,9 @@ static void partition_header(struct htp_req *req, const struct htp_req *whole, u
     req->off_prof = whole->off_prof + i * (uint32_t) sizeof(struct htp_op_prof);
     req->mdev_idx = p;
     req->mdev_count = count;
-    req->flags = whole->flags & ~HTP_REQ_TRACE;
+    req->flags = (whole->flags & ~HTP_REQ_TRACE) | HTP_REQ_MDEV_ALONE;
     if (i > 0) { /* fault injection: op 0's, as a whole request has it */
-        req->flags &= ~(HTP_REQ_INJECT_LOAD | HTP_REQ_INJECT_DMA);
+        req->flags &= ~(HTP_REQ_INJECT_LOAD | HTP_REQ_INJECT_DMA | HTP_REQ_INJECT_STALL);
     }
     req->n_trace = 0;
 }
@@ -154,10 +154,11 @@ static enum vnpu_status partition_call(struct htp_device *d, const struct htp_md
                                        bool log, struct vdsp_session **s) {
     *s = seq->session[p];
     if (!*s) {
-        const enum vnpu_status st = htp_device_session(d, s);
+        const enum vnpu_status st = htp_device_ready(d);
         if (st != VNPU_STATUS_OK) {
             return st;
         }
+        *s = d->session;
     }
     if (log) {
         vdsp_session_dma_log(*s, true);

@@ -1,9 +1,9 @@
 /*
  * graph_compute of the HTP devices: a run of nodes becomes requests (src/htp/htp-msg.h). Each node is one
  * NPU op (an RMS_NORM followed by a MUL of it, two nodes, one RMS_NORM_MUL) whose operands become tensor
- * descriptors, deduplicated, over at most HTP_MAX_BUFS distinct buffers; a node that would overflow a
- * request (buffers, tensors, ops) sends what is built first. A failed request stops the graph with
- * VNPU_STATUS_DEVICE and an error naming the op, its node and the NPU's message.
+ * descriptors, deduplicated, over at most HTP_MAX_BUFS distinct buffers that fit the session window together; a
+ * node that would overflow a request (buffers, window, tensors, ops) sends what is built first. A failed request stops
+ * the graph with VNPU_STATUS_DEVICE and an error naming the op, its node and the NPU's message.
  *
  * The block layout is fixed (htp_request_size): every area at the offset its maximum count needs, so a
  * request is written in place in shared DDR with no copy.
@@ -31,6 +31,7 @@ struct htp_copy {
 
 struct htp_batch {
     struct htp_device *d;
+    struct htp_group *group; /* NULL, or the group d builds for: every member gets the request */
     struct htp_req *req;
     struct htp_buf_desc *bufs;
     struct htp_tensor_desc *tensors;
@@ -94,6 +95,17 @@ static void batch_begin(struct htp_batch *b) {
     b->send_now = false;
     memset(b->hash, 0, sizeof(b->hash));
     htp_stage_reset(&b->d->stage);
+    b->req->fence_bi = HTP_NO_FENCE;
+    const struct htp_group *g = b->group;
+    if (g && g->n > 1) { /* the fences: buffer 0, pinned, mapped by every member (htp-fence.h rule 1) */
+        b->req->mdev_count = g->n;
+        b->req->fence_bi = 0;
+        b->req->fence_off = 0;
+        b->req->fence_timeout_us = b->d->cfg->fence_timeout_ms * 1000u;
+        b->req->n_bufs = 1;
+        b->vbufs[0] = g->fence;
+        b->bufs[0] = (struct htp_buf_desc){.fd = g->fence->fd, .flags = HTP_BUF_PINNED, .size = g->fence->size};
+    }
 }
 
 /* Where each operand lives, before anything is committed to the request. */
@@ -184,6 +196,10 @@ static enum vnpu_status batch_add(struct htp_batch *b, const struct vnpu_tensor 
 
     struct htp_operand o[HTP_MAX_SRC + HTP_MAX_DST];
     uint32_t n_new_bufs = 0;
+    uint64_t sizes[HTP_MAX_BUFS + HTP_MAX_SRC + HTP_MAX_DST]; /* the request's distinct buffers with this op's */
+    for (uint32_t i = 0; i < b->req->n_bufs; i++) {
+        sizes[i] = b->bufs[i].size;
+    }
     for (int j = 0; j < HTP_MAX_SRC + HTP_MAX_DST; j++) {
         o[j].t = j < HTP_MAX_SRC ? src[j] : dst[j - HTP_MAX_SRC];
         if (!o[j].t) {
@@ -198,10 +214,17 @@ static enum vnpu_status batch_add(struct htp_batch *b, const struct vnpu_tensor 
         for (int k = 0; k < j && !seen; k++) {
             seen = o[k].t && o[k].buf == o[j].buf;
         }
-        n_new_bufs += !seen;
+        if (!seen) {
+            sizes[b->req->n_bufs + n_new_bufs++] = o[j].buf->size;
+        }
     }
-    *full = b->req->n_ops == HTP_MAX_OPS || b->req->n_bufs + n_new_bufs > HTP_MAX_BUFS ||
-            b->req->n_tensors + HTP_MAX_SRC + HTP_MAX_DST > HTP_MAX_TENSORS;
+    /* The NPU maps a request's buffers all at once (src/htp/main.c), so they must fit the window together, as
+     * upstream's batches keep their distinct buffers within max_vmem: with a model's weights in several buffers, a
+     * request spanning every layer would not. One op that does not fit alone is sent anyway, and the NPU's error
+     * names the sizes. */
+    *full = b->req->n_ops > 0 && (b->req->n_ops == HTP_MAX_OPS || b->req->n_bufs + n_new_bufs > HTP_MAX_BUFS ||
+                                  b->req->n_tensors + HTP_MAX_SRC + HTP_MAX_DST > HTP_MAX_TENSORS ||
+                                  !vdsp_session_window_fits(d->session, sizes, b->req->n_bufs + n_new_bufs));
     if (*full) {
         return VNPU_STATUS_OK;
     }
@@ -253,6 +276,13 @@ static void batch_report(struct htp_batch *b, double t_send, double t_recv) {
     if (d->cfg->profile) {
         d->prof_requests++;
         d->prof_host_us += t_recv - t_send;
+        d->prof_mapped += req->rsp.n_mapped;
+        d->prof_unmapped += req->rsp.n_unmapped;
+        d->prof_defrags += req->rsp.n_defrags;
+    }
+    if (d->cfg->verbose && (req->rsp.n_mapped || req->rsp.n_unmapped || req->rsp.n_defrags)) {
+        htp_config_print("vnpu-htp: %s request %u: window: %u buffers mapped, %u unmapped, %u defragmentations",
+                         d->name, req->id, req->rsp.n_mapped, req->rsp.n_unmapped, req->rsp.n_defrags);
     }
     if (d->cfg->verbose > 1) {
         htp_config_print("vnpu-htp: %s request %u: %u ops, %u buffers, %u tensors, %.1f us (NPU %u us)", d->name,
@@ -260,9 +290,70 @@ static void batch_report(struct htp_batch *b, double t_send, double t_recv) {
     }
 }
 
+/* Device d's part of a request's flags (its profile, its trace, what it injects: once) into req. */
+static void request_flags(struct htp_device *d, struct htp_req *req) {
+    req->flags = (d->cfg->profile ? HTP_REQ_PROFILE : 0) | (d->tracing ? HTP_REQ_TRACE : 0) | d->inject;
+    req->n_trace = d->tracing ? HTP_TRACE_RECORDS : 0;
+    d->inject = 0;
+}
+
+/* The error line of a failed answer req (of device who; member: the group member that answered it, or NULL). */
+static void batch_log_failure(const struct htp_batch *b, const char *who, const struct htp_device *member,
+                              const struct htp_req *req) {
+    const uint32_t k = req->rsp.failed_op < req->n_ops ? req->rsp.failed_op : 0;
+    const bool fused = b->op_first[k] != b->op_node[k];
+    char in[64] = "";
+    if (member) {
+        snprintf(in, sizeof(in), " on %s (mdev %u of %u)", member->name, req->mdev_idx, req->mdev_count);
+    }
+    vnpu_log_error("%s: request %u failed at op %u, %s of node%s '%s'%s%s%s%s: NPU status %u: %.*s", who, req->id, k,
+                   htp_op_name(b->ops[k].opcode), fused ? "s" : "", b->op_first[k]->name, fused ? " and '" : "",
+                   fused ? b->op_node[k]->name : "", fused ? "'" : "", in, req->rsp.status, HTP_STATUS_MSG_LEN,
+                   req->rsp.message);
+}
+
+/* Send the request built in g->members[0]'s block to every member at once, each a copy with its mdev_idx, flags
+ * and the group's fence base, and wait for all (size bytes of block). The next request's base follows this one's
+ * barriers, two per op (htp-fence.h rule 3), whatever the answers: a failed request's slots are stale to the next.
+ * Errors: the first member's that could not be served (its session lost). */
+static enum vnpu_status group_send(struct htp_group *g, size_t size) {
+    const struct htp_req *r0 = g->members[0]->req->host;
+    struct vdsp_call calls[HTP_MAX_MDEV];
+    bool queued[HTP_MAX_MDEV] = {false};
+    enum vnpu_status st = VNPU_STATUS_OK;
+    for (uint32_t k = 0; k < g->n; k++) {
+        struct htp_device *m = g->members[k];
+        uint8_t *block = m->req->host;
+        struct htp_req *r = (struct htp_req *) block;
+        if (k > 0) { /* the areas the host wrote; the NPU writes the response, profile and trace of each */
+            const uint8_t *b0 = (const uint8_t *) r0;
+            memcpy(block, b0, sizeof(*r0));
+            memcpy(block + r0->off_bufs, b0 + r0->off_bufs, r0->n_bufs * sizeof(struct htp_buf_desc));
+            memcpy(block + r0->off_tensors, b0 + r0->off_tensors, r0->n_tensors * sizeof(struct htp_tensor_desc));
+            memcpy(block + r0->off_ops, b0 + r0->off_ops, r0->n_ops * sizeof(struct htp_op_desc));
+            request_flags(m, r);
+        }
+        r->mdev_idx = k;
+        r->fence_seq = g->seq;
+        enum vnpu_status sk = htp_device_ready(m);
+        if (sk == VNPU_STATUS_OK) {
+            sk = vdsp_session_submit(m->session, m->req, 0, size, &calls[k]);
+        }
+        queued[k] = sk == VNPU_STATUS_OK;
+        st = st == VNPU_STATUS_OK ? sk : st;
+    }
+    for (uint32_t k = 0; k < g->n; k++) {
+        const enum vnpu_status sk = queued[k] ? vdsp_session_wait(g->members[k]->session, &calls[k]) : st;
+        st = st == VNPU_STATUS_OK ? sk : st;
+    }
+    g->seq += 2 * r0->n_ops;
+    return st;
+}
+
 /* Send the request built so far (nothing when empty) and settle its answer. */
 static enum vnpu_status batch_send(struct htp_batch *b) {
     struct htp_device *d = b->d;
+    struct htp_group *g = b->group;
     struct htp_req *req = b->req;
     if (req->n_ops == 0) {
         return VNPU_STATUS_OK;
@@ -270,24 +361,41 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
     for (uint32_t i = 0; i < b->n_copies; i++) { /* a written operand too: its bytes the op leaves or reads */
         memcpy(b->copies[i].shared, b->copies[i].t->data, b->copies[i].size);
     }
-    const bool parts = d->mdev_seq.count > 1; /* partitions one after another: no trace (htp_mdev_run) */
-    const bool trace = d->tracing && !parts;
+    /* partitions one after another (htp_mdev_run): the device's own, or a group's under VNPU_MDEV_CHECK, whose
+     * answer is d's block alone; no trace */
+    const bool checked = g && d->mdev_seq.check != HTP_MDEV_CHECK_OFF;
+    const bool parts = checked || (!g && d->mdev_seq.count > 1);
     req->id = ++d->req_id;
-    req->flags = (d->cfg->profile ? HTP_REQ_PROFILE : 0) | (trace ? HTP_REQ_TRACE : 0) | d->inject;
-    req->n_trace = trace ? HTP_TRACE_RECORDS : 0;
-    d->inject = 0;
-    const double t_send = now_us();
+    request_flags(d, req);
+    req->flags &= parts ? ~HTP_REQ_TRACE : ~0u;
+    req->n_trace = parts ? 0 : req->n_trace;
     const size_t size = htp_request_size(d->n_threads);
-    enum vnpu_status st = parts ? htp_mdev_run(d, &d->mdev_seq, size, b->vbufs, b->op_node) : htp_device_call(d, size);
-    const double t_recv = now_us();
-    if (st == VNPU_STATUS_OK && req->rsp.status != HTP_STATUS_OK) {
-        const uint32_t k = req->rsp.failed_op < req->n_ops ? req->rsp.failed_op : 0;
-        const bool fused = b->op_first[k] != b->op_node[k];
-        vnpu_log_error("%s: request %u failed at op %u, %s of node%s '%s'%s%s%s: NPU status %u: %s", d->name, req->id,
-                       k, htp_op_name(b->ops[k].opcode), fused ? "s" : "", b->op_first[k]->name, fused ? " and '" : "",
-                       fused ? b->op_node[k]->name : "", fused ? "'" : "", req->rsp.status, req->rsp.message);
-        st = VNPU_STATUS_DEVICE;
+    const double t_send = now_us();
+    enum vnpu_status st = VNPU_STATUS_OK;
+    if (checked) { /* each member's partition in turn, on its session */
+        struct htp_mdev_seq seq = {.count = g->n, .check = d->mdev_seq.check};
+        for (uint32_t k = 1; k < g->n && st == VNPU_STATUS_OK; k++) {
+            st = htp_device_ready(g->members[k]);
+            seq.session[k] = g->members[k]->session;
+        }
+        st = st == VNPU_STATUS_OK ? htp_mdev_run(d, &seq, size, b->vbufs, b->op_node) : st;
+    } else {
+        st = g       ? group_send(g, size)
+             : parts ? htp_mdev_run(d, &d->mdev_seq, size, b->vbufs, b->op_node)
+                     : htp_device_call(d, size);
     }
+    const double t_recv = now_us();
+    const uint32_t n_members = g && !checked ? g->n : 1;
+    bool failed = false;
+    for (uint32_t k = 0; st == VNPU_STATUS_OK && k < n_members; k++) {
+        const struct htp_device *m = g && !checked ? g->members[k] : d;
+        const struct htp_req *r = m->req->host;
+        if (r->rsp.status != HTP_STATUS_OK) {
+            batch_log_failure(b, g ? g->name : d->name, g ? m : NULL, r);
+            failed = true;
+        }
+    }
+    st = st == VNPU_STATUS_OK && failed ? VNPU_STATUS_DEVICE : st;
     if (st == VNPU_STATUS_OK) {
         for (uint32_t i = 0; i < b->n_copies; i++) {
             if (b->copies[i].out) {
@@ -296,14 +404,18 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
         }
         batch_report(b, t_send, t_recv);
     }
-    if (trace && (st == VNPU_STATUS_OK || req->rsp.status != HTP_STATUS_OK)) {
-        htp_trace_request(d, req, t_send, t_recv, b->op_node);
+    for (uint32_t k = 0; k < n_members; k++) { /* every member's own trace: its FENCE waits show there */
+        struct htp_device *m = g ? g->members[k] : d;
+        const struct htp_req *r = m->req->host;
+        if (m->tracing && !parts && (st == VNPU_STATUS_OK || failed)) {
+            htp_trace_request(m, r, t_send, t_recv, b->op_node);
+        }
     }
     batch_begin(b);
     return st;
 }
 
-enum vnpu_status htp_graph_compute(struct htp_device *d, struct vnpu_tensor **nodes, int n_nodes) {
+enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, struct vnpu_tensor **nodes, int n_nodes) {
     if (!(d->cfg->opstage & HTP_OPSTAGE_QUEUE)) {
         return VNPU_STATUS_OK; /* VNPU_OPSTAGE: ops claimed, never sent */
     }
@@ -316,6 +428,7 @@ enum vnpu_status htp_graph_compute(struct htp_device *d, struct vnpu_tensor **no
         d->batch->d = d;
     }
     struct htp_batch *b = d->batch;
+    b->group = g;
     batch_begin(b);
     enum vnpu_status st = VNPU_STATUS_OK;
     for (int i = 0; i < n_nodes && st == VNPU_STATUS_OK; i++) {

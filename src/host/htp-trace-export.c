@@ -7,9 +7,11 @@
  * ("NPU worker <i>", tid i) and a host thread ("host requests", tid 100) with a span per request from
  * send to answer. Worker 0 carries an op span per op (named by the op, args: node, op index); inside them,
  * and on the other workers, HVX_COMP spans (args.info: the block index) and DMA spans (a wait in a pop;
- * args.info: the pop's ordinal). NPU records carry 32-bit cycles: each thread's are unwrapped from the
- * request's start cycle and converted at the target clock, then placed after the host time the request
- * was sent. Spans a full record area cut short are closed at the thread's last timestamp.
+ * args.info: the pop's ordinal). A row-split group's members are their own processes, and worker 0 of each shows, in
+ * each op span, a FENCE span per barrier wait (args.info: its sequence number, low 15 bits) and an L2FLUSH span
+ * for the dirty-tensor flush before the post-op barrier (args.info: the op index). NPU records carry 32-bit cycles:
+ * each thread's are unwrapped from the request's start cycle and converted at the target clock, then placed after the
+ * host time the request was sent. Spans a full record area cut short are closed at the thread's last timestamp.
  */
 #include "htp-device-impl.h"
 #include "htp-ops.h"
@@ -136,7 +138,9 @@ static void trace_event(const struct htp_device *d, char ph, int tid, double ts,
 static const char *trace_id_name(uint16_t id) {
     switch ((enum htp_trace_id) id) {
         case HTP_TRACE_DMA: return "DMA";
+        case HTP_TRACE_L2FLUSH: return "L2FLUSH";
         case HTP_TRACE_OP: return "OP";
+        case HTP_TRACE_FENCE: return "FENCE";
         case HTP_TRACE_HVX_COMP: return "HVX_COMP";
         case HTP_TRACE_HVX_A_QUANT: return "HVX_A_QUANT";
         case HTP_TRACE_HVX_W_DEQUANT: return "HVX_W_DEQUANT";

@@ -6,6 +6,7 @@
 #define VNPU_HTP_CTX_H
 
 #include "dma-queue.h"
+#include "htp-fence.h"
 #include "hex-fastdiv.h"
 #include "htp-msg.h"
 #include "htp-status-msg.h"
@@ -25,7 +26,7 @@ struct htp_mapping {
     int32_t fd;
     uint32_t devaddr; /* its device address */
     uint64_t size;    /* bytes mapped */
-    bool pinned;      /* HTP_BUF_PINNED: unmapped to make room only after every unpinned one */
+    bool pinned;      /* HTP_BUF_PINNED: unmapped to make room only after every unpinned one (main.c) */
 };
 
 /* This device's place among the devices sharing an op (mdev); count 1 when it runs ops alone. */
@@ -33,7 +34,8 @@ struct htp_mdev {
     uint32_t idx;
     uint32_t count;
     struct fastdiv_values count_div;
-    uint32_t inject; /* the request's HTP_REQ_INJECT_MDEV_* (tests) */
+    struct htp_fence fence; /* the group's barriers (count > 1), set per request from its header */
+    uint32_t inject;        /* the request's HTP_REQ_INJECT_MDEV_* (tests) */
 };
 
 struct htp_ctx {
@@ -50,6 +52,7 @@ struct htp_ctx {
 
     struct htp_mapping maps[HTP_MAX_MAPPINGS];
     uint32_t n_maps;
+    uint32_t n_mapped, n_unmapped, n_defrags; /* this request's (htp_rsp) */
 };
 
 /* One op as its kernel sees it. */
@@ -89,6 +92,23 @@ static inline uint32_t htp_rows_per_thread(uint32_t n, uint32_t n_threads) {
 /* The op's kernel_params as its struct (each <op>-ops.h static_asserts it fits). */
 static inline const void *htp_op_kparams(const struct htp_op_ctx *octx) {
     return octx->op.kparams;
+}
+
+/* Whether the kernel_params' fastdiv values v, the field name, are those of divisor d (fastdiv_is), described by what
+ * ("ne1 x ne2"): a kernel checks each such value once per op, before its quotients become row coordinates. If not,
+ * the op's message says which: "kernel_params div_ne12 are not the fastdiv values of ne1 x ne2 = 12". */
+static inline bool htp_op_fastdiv_ok(const struct htp_op_ctx *octx, const struct fastdiv_values *v, uint32_t d,
+                                     const char *name, const char *what) {
+    if (fastdiv_is(v, d)) {
+        return true;
+    }
+    htp_msg_str(octx->msg, "kernel_params ");
+    htp_msg_str(octx->msg, name);
+    htp_msg_str(octx->msg, " are not the fastdiv values of ");
+    htp_msg_str(octx->msg, what);
+    htp_msg_str(octx->msg, " = ");
+    htp_msg_u64(octx->msg, d, 10);
+    return false;
 }
 
 static inline bool htp_op_skip_compute(const struct htp_op_ctx *octx) {

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#define HTP_MSG_VERSION    4
+#define HTP_MSG_VERSION    6
 #define HTP_MAX_BUFS       16   /* distinct buffers per request (HTP_OP_MAX_BUFS) */
 #define HTP_MAX_TENSORS    8192 /* u16 indices */
 #define HTP_MAX_OPS        1024 /* ops per request (GGML_HEXAGON_OPBATCH's default) */
@@ -40,10 +40,12 @@ enum htp_status {
     HTP_STATUS_NO_SUPPORT = 3,
     HTP_STATUS_INVAL_PARAMS = 4,
     HTP_STATUS_VTCM_TOO_SMALL = 5,
-    HTP_STATUS_FAULT = 6,    /* a memory fault or a DMA descriptor outside VTCM / the window */
-    HTP_STATUS_DMA_LEAK = 7, /* strict DMA: an op ended with pushes never popped */
-    HTP_STATUS_DMA_FULL = 8, /* a push found its thread's DMA queue full (dma-queue.h): the op's plan keeps more in
-                                flight than a queue holds; the op fails, the session serves on */
+    HTP_STATUS_FAULT = 6,         /* a memory fault or a DMA descriptor outside VTCM / the window */
+    HTP_STATUS_DMA_LEAK = 7,      /* strict DMA: an op ended with pushes never popped */
+    HTP_STATUS_DMA_FULL = 8,      /* a push found its thread's DMA queue full (dma-queue.h): the op's plan keeps more in
+                                     flight than a queue holds; the op fails, the session serves on */
+    HTP_STATUS_FENCE_TIMEOUT = 9, /* a device of the group did not arrive at a barrier within fence_timeout_us
+                                     (htp-fence.h; the real backend says INTERNAL_ERR) */
 };
 
 /* Element types on the NPU: GGML's ids (the host static_asserts they match vnpu_type). */
@@ -91,7 +93,7 @@ enum htp_op {
 };
 
 /* Buffer flags. */
-#define HTP_BUF_PINNED 1u /* keep mapped across requests (KV cache, compute buffers) */
+#define HTP_BUF_PINNED 1u /* keep mapped across requests (KV cache, compute buffers); weights are unpinned */
 #define HTP_BUF_UNMAP  2u /* the host is freeing it: unmap it if mapped; no tensor of the request may use it */
 
 struct htp_buf_desc {
@@ -126,9 +128,12 @@ struct htp_op_desc {
 
 struct htp_op_prof {
     uint32_t usecs;
-    uint32_t pad;
+    uint32_t flush_lines; /* 128-byte lines the op's dirty-tensor flush cleaned (htp-dcache.h), HTP_FLUSH_ALL for the
+                             whole cache, 0 without a group: what the cost model prices */
     uint64_t cycles;
 };
+
+#define HTP_FLUSH_ALL 0xFFFFFFFFu
 
 /* One trace record: a start or stop of an event on one NPU thread (hex-profile's format). */
 struct htp_trace_evt {
@@ -137,11 +142,13 @@ struct htp_trace_evt {
     uint16_t info;   /* bit 15: stop; bits 0..14: row, chunk or token index */
 };
 
-/* The events the kernels record (hex-profile's ids; its L2FLUSH and FENCE come with multi-device fences and cache
- * flushes, which this library does not have). */
+/* The events the kernels record (hex-profile's ids). */
 enum htp_trace_id {
     HTP_TRACE_DMA = 0,
-    HTP_TRACE_OP = 2, /* the whole op, on thread 0; info = op index */
+    HTP_TRACE_L2FLUSH = 1, /* a dirty-tensor flush before a fence (htp-dcache.h), on thread 0; info = op index */
+    HTP_TRACE_OP = 2,      /* the whole op, on thread 0; info = op index */
+    HTP_TRACE_FENCE = 4,   /* a group barrier's wait (htp-fence.h), on thread 0; info = its sequence number (ASSUMPTION:
+                              hex-profile's value of FENCE is not in our notes; 4 is the first free id) */
     HTP_TRACE_HVX_COMP = 20,
     HTP_TRACE_HVX_A_QUANT = 21,
     HTP_TRACE_HVX_W_DEQUANT = 23,
@@ -158,7 +165,11 @@ struct htp_rsp {
     uint64_t cycles;
     uint64_t cycles_start;              /* the NPU cycle counter when the request started: the trace records' base */
     uint32_t n_trace[HTP_MAX_NTHREADS]; /* trace records written per thread */
-    char message[HTP_STATUS_MSG_LEN];   /* why it failed, NUL-terminated */
+    uint32_t n_mapped;                  /* buffers the request mapped into the window (src/htp/main.c's rules) */
+    uint32_t n_unmapped;                /* mappings it dropped to make room (or for HTP_BUF_UNMAP) */
+    uint32_t n_defrags;                 /* times it defragmented the window (dropped its own unpinned mappings) */
+    uint32_t pad;
+    char message[HTP_STATUS_MSG_LEN]; /* why it failed, NUL-terminated */
 };
 
 /* Request flags. */
@@ -166,12 +177,19 @@ struct htp_rsp {
 #define HTP_REQ_TRACE            2u /* fill the trace area */
 #define HTP_REQ_INJECT_LOAD      4u /* fault injection (tests): in op 0, a worker loads from device address 0 */
 #define HTP_REQ_INJECT_DMA       8u /* fault injection (tests): in op 0, a worker pushes a DMA row ending past VTCM */
+/* Fault injection (tests): in op 0 the device does not arrive at the pre-op barrier; it waits, without signalling,
+ * until a peer reports the timeout (htp-fence.h), as a device that stopped answering would. */
+#define HTP_REQ_INJECT_STALL     16u
 /* Partition skews (tests of the line-ownership checker, VNPU_MDEV_CHECK) in every op of a request with mdev_count > 1
  * (htp_mdev_range, src/htp/htp-ctx.h). ROW: a device past 0 starts one unit early, off by one row into the device
- * before. LINE: chunks of half the units the line rule asks, so partitions split 128-byte lines. (32 and 64: main's
- * group device has 16, HTP_REQ_INJECT_STALL.) */
+ * before. LINE: chunks of half the units the line rule asks, so partitions split 128-byte lines. */
 #define HTP_REQ_INJECT_MDEV_ROW  32u
 #define HTP_REQ_INJECT_MDEV_LINE 64u
+/* The request is one partition (mdev_idx of mdev_count) run alone, its peers one after another on this or other
+ * sessions (the host's htp_mdev_run: tests and the line-ownership checker): no fences, no barriers, no flush. */
+#define HTP_REQ_MDEV_ALONE       128u
+
+#define HTP_NO_FENCE 0xFFFFFFFFu /* fence_bi of a request with mdev_count 1 */
 
 struct htp_req {
     uint32_t version; /* HTP_MSG_VERSION */
@@ -184,6 +202,14 @@ struct htp_req {
     uint32_t mdev_idx;   /* this session's place among the sessions that share every op of the request, 0.. */
     uint32_t mdev_count; /* ..mdev_count - 1 (1..HTP_MAX_MDEV; 1: the session runs the ops alone). Each session
                             computes its partition of every op's output (seed, "Multi-Device Partitioning") */
+    /* The group's fences (mdev_count > 1; htp-fence.h): slot d (128 bytes) of device d at byte fence_off + 128 d of
+     * buffer fence_bi (pinned; every member maps it). The request's barriers have the sequence numbers fence_seq + 1,
+     * fence_seq + 2, ...: two per op, so the next request's fence_seq is fence_seq + 2 n_ops. A barrier waits at most
+     * fence_timeout_us for a peer. */
+    uint32_t fence_bi;
+    uint32_t fence_off;
+    uint32_t fence_seq;
+    uint32_t fence_timeout_us;
     uint32_t off_bufs, off_tensors, off_ops, off_prof, off_trace; /* byte offsets from the block start */
     struct htp_rsp rsp;
 };

@@ -2,12 +2,11 @@
  * The NPU library's entry (the seed's htp/main.c): htp_iface's start, process and stop.
  *
  * process serves one request block (htp-msg.h): check the header and the areas it points to; map the
- * batch's buffers into the session window, reusing mappings by fd and, when the window is short of room,
- * unmapping first the unpinned buffers (weights) the batch does not use, then any it does not use (the
- * seed's sliding window); then for each op resolve its tensors (each checked to lie inside its buffer), run
- * its kernel through the opcode switch, fail it when a DMA push found its queue full, and in strict DMA mode
- * require every thread's queue to be empty. The first failing op ends the batch; the response carries its
- * index, the status and a message naming the op.
+ * batch's buffers into the session window (the seed's sliding window, rules below: reuse by fd; when short of
+ * room unmap the unpinned buffers the batch does not use, then defragment); then for each op resolve its tensors (each
+ * checked to lie inside its buffer), run its kernel through the opcode switch, fail it when a DMA push found its queue
+ * full, and in strict DMA mode require every thread's queue to be empty. The first failing op ends the batch; the
+ * response carries its index, the status and a message naming the op.
  *
  * The block is host memory a host thread may write while the NPU works (htp-checked.h): the header, the
  * buffer descriptors and each tensor and op descriptor are read once into NPU memory, and only the copies
@@ -22,6 +21,8 @@
 #include "htp-arch.h"
 #include "htp-checked.h"
 #include "htp-ctx.h"
+#include "htp-dcache.h"
+#include "htp-fence.h"
 #include "htp-ops.h"
 #include "htp-status-msg.h"
 #include "htp-tiles.h"
@@ -138,91 +139,166 @@ static uint32_t batch_check(struct htp_ctx *ctx, uint8_t *block, uint32_t size, 
     return HTP_STATUS_OK;
 }
 
-/* ---- buffer mappings (the sliding window) ---- */
-
-static struct htp_mapping *map_find(struct htp_ctx *ctx, int32_t fd) {
-    for (uint32_t i = 0; i < ctx->n_maps; i++) {
-        if (ctx->maps[i].fd == fd) {
-            return &ctx->maps[i];
-        }
-    }
-    return NULL;
-}
+/* ---- buffer mappings (the sliding window) ----
+ *
+ * Before its ops run, a request's buffers are mapped into the session window (seed 000, Large model handling;
+ * upstream's prep_op_bufs, ../shared/design/htp-reference-notes.md §10). The rules, in order:
+ *  1. A buffer is found among the mappings by fd and reused; a mapping of another size is dropped first, and an
+ *     HTP_BUF_UNMAP entry (the host frees the buffer) only drops it.
+ *  2. A buffer larger than one mapping may be (vdsp_mmap_max: HAP_mmap's 2 GiB on v73) is an error naming both.
+ *  3. The missing ones are mapped, largest first (large runs are the hard ones to find in a fragmented window).
+ *  4. When the window lacks room: unmap the unpinned mappings (weights) the request does not use, and map again.
+ *  5. Still no room: defragment, dropping every unpinned mapping, the request's own too, and map again.
+ *  6. Still no room: drop every mapping, pinned ones too (they are mapped again by the request that next uses them),
+ *     so the request's buffers are alone in the window. If they do not fit even so, the request is an error naming
+ *     its bytes, the window's and its largest buffer's (the host splits requests so that this never happens:
+ *     vdsp_session_window_fits).
+ * Maps, unmaps and defragmentations (rules 5 and 6) are counted in the response and logged (vdsp_log). */
 
 static void map_remove(struct htp_ctx *ctx, struct htp_mapping *map) {
+    vdsp_log(ctx->dev, "htp: unmap fd %d (%llu bytes%s) at 0x%08x", map->fd, (unsigned long long) map->size,
+             map->pinned ? ", pinned" : "", map->devaddr);
     vdsp_munmap(ctx->dev, map->devaddr);
+    ctx->n_unmapped++;
     *map = ctx->maps[--ctx->n_maps];
 }
 
-static bool batch_uses_fd(const struct htp_batch *b, int32_t fd) {
+/* The batch's buffer (not an HTP_BUF_UNMAP entry) with this fd, or -1. */
+static int batch_buf_of_fd(const struct htp_batch *b, int32_t fd) {
     for (uint32_t i = 0; i < b->hdr.n_bufs; i++) {
         if (b->bufs[i].fd == fd && !(b->bufs[i].flags & HTP_BUF_UNMAP)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Unmap the mappings the batch does not use, pinned ones only when pinned is set; false if there was none. */
-static bool map_evict(struct htp_ctx *ctx, const struct htp_batch *b, bool pinned) {
-    bool any = false;
-    for (uint32_t i = 0; i < ctx->n_maps;) {
-        if ((pinned || !ctx->maps[i].pinned) && !batch_uses_fd(b, ctx->maps[i].fd)) {
-            map_remove(ctx, &ctx->maps[i]);
-            any = true;
-        } else {
-            i++;
-        }
-    }
-    return any;
-}
-
-/* Map fd into the window, making room when there is none: first by unmapping the weights (unpinned buffers)
- * the batch does not use, then any mapping it does not use (the seed's sliding window). 0 on success. */
-static int map_with_room(struct htp_ctx *ctx, const struct htp_batch *b, const struct htp_buf_desc *d, uint32_t *addr) {
-    for (int pass = 0; pass < 3; pass++) {
-        if (pass > 0 && !map_evict(ctx, b, pass == 2)) {
-            continue;
-        }
-        if (ctx->n_maps < HTP_MAX_MAPPINGS && vdsp_mmap(ctx->dev, d->fd, (size_t) d->size, addr) == 0) {
-            return 0;
+            return (int) i;
         }
     }
     return -1;
 }
 
-/* Map buffer i of the batch (or reuse its mapping; unmap it for HTP_BUF_UNMAP). */
-static uint32_t map_buf(struct htp_ctx *ctx, struct htp_batch *b, uint32_t i, struct htp_msg *m) {
-    const struct htp_buf_desc *d = &b->bufs[i];
-    struct htp_mapping *map = map_find(ctx, d->fd);
-    if (map && (map->size != d->size || (d->flags & HTP_BUF_UNMAP))) {
-        map_remove(ctx, map);
-        map = NULL;
+/* Unmap the mappings that match: unpinned ones unless pinned is set, and only those the batch does not use unless
+ * used is set; a dropped mapping the batch uses is no longer usable. */
+static void map_drop(struct htp_ctx *ctx, struct htp_batch *b, bool pinned, bool used) {
+    for (uint32_t i = 0; i < ctx->n_maps;) {
+        const int bi = batch_buf_of_fd(b, ctx->maps[i].fd);
+        if ((pinned || !ctx->maps[i].pinned) && (used || bi < 0)) {
+            if (bi >= 0) {
+                b->usable[bi] = false;
+            }
+            map_remove(ctx, &ctx->maps[i]);
+        } else {
+            i++;
+        }
     }
-    if (d->flags & HTP_BUF_UNMAP) {
-        return HTP_STATUS_OK;
-    }
-    if (!map) {
+}
+
+/* What map_missing did. */
+enum map_result {
+    MAP_DONE,    /* every buffer of the batch is mapped */
+    MAP_NO_ROOM, /* the window had no room for one */
+    MAP_REFUSED, /* the platform refused one (not a buffer of its size): the message says which */
+};
+
+/* Map every buffer of the batch that is not mapped yet, largest first (rule 3). A buffer mapped before a failure
+ * stays mapped. */
+static enum map_result map_missing(struct htp_ctx *ctx, struct htp_batch *b, struct htp_msg *m) {
+    for (;;) {
+        int next = -1;
+        for (uint32_t i = 0; i < b->hdr.n_bufs; i++) {
+            if (!b->usable[i] && !(b->bufs[i].flags & HTP_BUF_UNMAP) &&
+                (next < 0 || b->bufs[i].size > b->bufs[next].size)) {
+                next = (int) i;
+            }
+        }
+        if (next < 0) {
+            return MAP_DONE;
+        }
+        const struct htp_buf_desc *d = &b->bufs[next];
         uint32_t addr = 0;
-        if (d->fd < 0 || d->size == 0 || d->size > UINT32_MAX || map_with_room(ctx, b, d, &addr) != 0) {
+        const int rc = ctx->n_maps == HTP_MAX_MAPPINGS ? -1 : vdsp_mmap(ctx->dev, d->fd, (size_t) d->size, &addr);
+        if (rc == -2) {
             htp_msg_str(m, "cannot map buffer ");
-            htp_msg_u64(m, i, 10);
+            htp_msg_u64(m, (uint32_t) next, 10);
             htp_msg_str(m, " (fd ");
             htp_msg_u64(m, (uint32_t) d->fd, 10);
             htp_msg_str(m, ", ");
             htp_msg_u64(m, d->size, 10);
-            htp_msg_str(m, " bytes): not a buffer, or no room in the window for the batch");
-            return HTP_STATUS_INVAL_PARAMS;
+            htp_msg_str(m, " bytes): not a shared buffer of that size");
+            return MAP_REFUSED;
         }
-        map = &ctx->maps[ctx->n_maps++];
-        map->fd = d->fd;
-        map->devaddr = addr;
-        map->size = d->size;
-        map->pinned = (d->flags & HTP_BUF_PINNED) != 0;
+        if (rc != 0) {
+            return MAP_NO_ROOM;
+        }
+        vdsp_log(ctx->dev, "htp: map fd %d (%llu bytes%s) at 0x%08x", d->fd, (unsigned long long) d->size,
+                 (d->flags & HTP_BUF_PINNED) ? ", pinned" : "", addr);
+        ctx->maps[ctx->n_maps++] = (struct htp_mapping){
+            .fd = d->fd, .devaddr = addr, .size = d->size, .pinned = (d->flags & HTP_BUF_PINNED) != 0};
+        ctx->n_mapped++;
+        b->devaddr[next] = addr;
+        b->usable[next] = true;
     }
-    b->devaddr[i] = map->devaddr;
-    b->usable[i] = true;
+}
+
+/* Rules 1 and 2 for buffer i: drop a stale mapping, check the descriptor, reuse a mapping. */
+static uint32_t map_reuse(struct htp_ctx *ctx, struct htp_batch *b, uint32_t i, struct htp_msg *m) {
+    const struct htp_buf_desc *d = &b->bufs[i];
+    for (uint32_t k = 0; k < ctx->n_maps; k++) {
+        if (ctx->maps[k].fd == d->fd && (ctx->maps[k].size != d->size || (d->flags & HTP_BUF_UNMAP))) {
+            map_remove(ctx, &ctx->maps[k]);
+            break;
+        }
+    }
+    if (d->flags & HTP_BUF_UNMAP) {
+        return HTP_STATUS_OK;
+    }
+    if (d->fd < 0 || d->size == 0 || d->size > vdsp_mmap_max(ctx->dev)) {
+        htp_msg_str(m, "cannot map buffer ");
+        htp_msg_u64(m, i, 10);
+        htp_msg_str(m, " (fd ");
+        htp_msg_u64(m, (uint32_t) d->fd, 10);
+        htp_msg_str(m, ", ");
+        htp_msg_u64(m, d->size, 10);
+        htp_msg_str(m, " bytes): ");
+        if (d->fd >= 0 && d->size != 0) {
+            htp_msg_str(m, "more than the ");
+            htp_msg_u64(m, vdsp_mmap_max(ctx->dev), 10);
+            htp_msg_str(m, " bytes one mapping may take on v");
+            htp_msg_u64(m, HTP_ARCH, 10);
+            htp_msg_str(m, " (HAP_mmap's limit)");
+        } else {
+            htp_msg_str(m, "not a buffer");
+        }
+        return HTP_STATUS_INVAL_PARAMS;
+    }
+    for (uint32_t k = 0; k < ctx->n_maps; k++) {
+        if (ctx->maps[k].fd == d->fd) {
+            b->devaddr[i] = ctx->maps[k].devaddr;
+            b->usable[i] = true;
+        }
+    }
     return HTP_STATUS_OK;
+}
+
+/* Rule 6's error: the batch's buffers do not fit the window even alone. */
+static uint32_t map_no_room(struct htp_ctx *ctx, const struct htp_batch *b, struct htp_msg *m) {
+    uint64_t total = 0;
+    uint32_t n = 0, largest = 0;
+    for (uint32_t i = 0; i < b->hdr.n_bufs; i++) {
+        if (!(b->bufs[i].flags & HTP_BUF_UNMAP)) {
+            total += b->bufs[i].size; /* each at most vdsp_mmap_max (rule 2): 16 of them fit 64 bits */
+            largest = b->bufs[i].size > b->bufs[largest].size ? i : largest;
+            n++;
+        }
+    }
+    htp_msg_str(m, "no room in the window: the batch's ");
+    htp_msg_u64(m, n, 10);
+    htp_msg_str(m, " buffers take ");
+    htp_msg_u64(m, total, 10);
+    htp_msg_str(m, " bytes, the window is ");
+    htp_msg_u64(m, vdsp_window_size(ctx->dev), 10);
+    htp_msg_str(m, " bytes, the largest buffer (");
+    htp_msg_u64(m, largest, 10);
+    htp_msg_str(m, ") ");
+    htp_msg_u64(m, b->bufs[largest].size, 10);
+    htp_msg_str(m, " bytes");
+    return HTP_STATUS_INVAL_PARAMS;
 }
 
 static uint32_t batch_map(struct htp_ctx *ctx, struct htp_batch *b, struct htp_msg *m) {
@@ -230,12 +306,24 @@ static uint32_t batch_map(struct htp_ctx *ctx, struct htp_batch *b, struct htp_m
         b->usable[i] = false;
     }
     for (uint32_t i = 0; i < b->hdr.n_bufs; i++) {
-        const uint32_t st = map_buf(ctx, b, i, m);
+        const uint32_t st = map_reuse(ctx, b, i, m);
         if (st != HTP_STATUS_OK) {
             return st;
         }
     }
-    return HTP_STATUS_OK;
+    enum map_result r = map_missing(ctx, b, m); /* rule 3 */
+    if (r == MAP_NO_ROOM) {
+        map_drop(ctx, b, false, false); /* rule 4 */
+        r = map_missing(ctx, b, m);
+    }
+    for (int all = 0; all < 2 && r == MAP_NO_ROOM; all++) { /* rules 5 and 6 */
+        vdsp_log(ctx->dev, "htp: request %u: defragmenting the window (every %smapping)", b->hdr.id,
+                 all ? "" : "unpinned ");
+        ctx->n_defrags++;
+        map_drop(ctx, b, all, true);
+        r = map_missing(ctx, b, m);
+    }
+    return r == MAP_DONE ? HTP_STATUS_OK : r == MAP_REFUSED ? HTP_STATUS_INVAL_PARAMS : map_no_room(ctx, b, m);
 }
 
 /* ---- tensors ---- */
@@ -478,7 +566,17 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
     htp_msg_str(m, "): ");
     const uint32_t prefix = m->len;
     const uint32_t inject = i == 0 ? b->hdr.flags & (HTP_REQ_INJECT_LOAD | HTP_REQ_INJECT_DMA) : 0;
+    const struct htp_fence *f = &ctx->mdev.fence;
+    const bool group = ctx->mdev.count > 1 && !(b->hdr.flags & HTP_REQ_MDEV_ALONE); /* its peers run now */
     uint32_t st = op_resolve(ctx, b, &octx, m);
+    if (group) { /* input prep done: the pre-op barrier (htp-fence.h) */
+        if (i == 0 && (b->hdr.flags & HTP_REQ_INJECT_STALL)) {
+            (void) htp_fence_wait_error(f, (uint64_t) HTP_FENCE_STALL_TIMEOUTS * f->timeout_us);
+        }
+        st = htp_fence_barrier(f, htp_fence_seq_pre(f, i), st, "pre-op barrier", m);
+    }
+    const bool met = st == HTP_STATUS_OK; /* htp-fence.h rule 6: after a failed barrier, no later one is signalled */
+    uint32_t flush_lines = 0;
     if (st == HTP_STATUS_OK) {
         st = inject ? op_inject(ctx, inject) : HTP_STATUS_OK;
         st = st == HTP_STATUS_OK ? op_dispatch(&octx) : st;
@@ -494,6 +592,11 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
                                                            : "kernel_params or shapes rejected by the kernel");
         }
     }
+    if (group && met) { /* rule 8: the op's lines in DDR before the post-op barrier signals */
+        flush_lines =
+            st == HTP_STATUS_OK ? htp_dcache_flush_dirty_tensors(&ctx->trace[0], octx.dst, HTP_MAX_DST, i) : 0;
+        st = htp_fence_barrier(f, htp_fence_seq_post(f, i), st, "post-op barrier", m);
+    }
     htp_trace_stop(&ctx->trace[0], HTP_TRACE_OP, i);
     if (st == HTP_STATUS_OK) {
         m->len = 0;
@@ -501,10 +604,43 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
     }
     if (b->prof) {
         b->prof[i].usecs = (uint32_t) (vdsp_usecs(ctx->dev) - t0);
-        b->prof[i].pad = 0;
+        b->prof[i].flush_lines = flush_lines;
         b->prof[i].cycles = vdsp_cycles(ctx->dev) - c0;
     }
     return st;
+}
+
+/* ---- the group's fences ---- */
+
+/* The fences of a request with mdev_count > 1 into ctx->mdev.fence: its slots, mdev_count of them from fence_off
+ * of buffer fence_bi, must lie in that buffer (mapped by batch_map), 128-byte aligned (htp-fence.h, rule 1), and
+ * its timeout must not be 0. false, with the message, else. */
+static bool fence_setup(struct htp_ctx *ctx, const struct htp_batch *b, struct htp_msg *m) {
+    const struct htp_req *h = &b->hdr;
+    const uint64_t end = (uint64_t) h->fence_off + (uint64_t) h->mdev_count * HTP_FENCE_SLOT_SIZE;
+    if (h->fence_bi >= h->n_bufs || !b->usable[h->fence_bi] || h->fence_off % HTP_FENCE_SLOT_SIZE != 0 ||
+        end > b->bufs[h->fence_bi].size || h->fence_timeout_us == 0) {
+        htp_msg_str(m, "request layout: fences of ");
+        htp_msg_u64(m, h->mdev_count, 10);
+        htp_msg_str(m, " devices at byte ");
+        htp_msg_u64(m, h->fence_off, 10);
+        htp_msg_str(m, " of buffer ");
+        htp_msg_u64(m, h->fence_bi, 10);
+        htp_msg_str(m, ", timeout ");
+        htp_msg_u64(m, h->fence_timeout_us, 10);
+        htp_msg_str(m, " us: expected 128-byte slots inside a mapped buffer of the request and a timeout");
+        return false;
+    }
+    ctx->mdev.fence = (struct htp_fence){
+        .slots = vdsp_window_base(ctx->dev) + b->devaddr[h->fence_bi] + h->fence_off,
+        .idx = h->mdev_idx,
+        .count = h->mdev_count,
+        .base = h->fence_seq,
+        .timeout_us = h->fence_timeout_us,
+        .dev = ctx->dev,
+        .tr = &ctx->trace[0],
+    };
+    return true;
 }
 
 /* ---- htp_iface ---- */
@@ -593,12 +729,23 @@ static void htp_process(void *npu_ctx, void *block, uint32_t size) {
 
     struct htp_batch b;
     uint32_t st = batch_check(ctx, block, size, &b, &m);
+    ctx->n_mapped = ctx->n_unmapped = ctx->n_defrags = 0;
     if (st == HTP_STATUS_OK) {
         ctx->mdev.idx = b.hdr.mdev_idx;
         ctx->mdev.count = b.hdr.mdev_count;
         ctx->mdev.count_div = fastdiv_init(b.hdr.mdev_count);
         ctx->mdev.inject = b.hdr.flags & (HTP_REQ_INJECT_MDEV_ROW | HTP_REQ_INJECT_MDEV_LINE);
         st = batch_map(ctx, &b, &m);
+        const bool fenced = b.hdr.mdev_count > 1 && !(b.hdr.flags & HTP_REQ_MDEV_ALONE);
+        if (fenced && st == HTP_STATUS_OK) {
+            st = fence_setup(ctx, &b, &m) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
+        } else if (fenced) { /* the peers end at their first barrier instead of waiting it out */
+            char scratch[HTP_STATUS_MSG_LEN];
+            struct htp_msg sm = {scratch, 0};
+            if (fence_setup(ctx, &b, &sm)) {
+                htp_fence_signal(&ctx->mdev.fence, htp_fence_seq_pre(&ctx->mdev.fence, 0), st);
+            }
+        }
     }
     if (st == HTP_STATUS_OK) {
         batch_trace_begin(ctx, &b);
@@ -612,6 +759,9 @@ static void htp_process(void *npu_ctx, void *block, uint32_t size) {
         }
     }
     batch_trace_end(ctx, rsp);
+    rsp->n_mapped = ctx->n_mapped;
+    rsp->n_unmapped = ctx->n_unmapped;
+    rsp->n_defrags = ctx->n_defrags;
     if (st != HTP_STATUS_OK) {
         vdsp_log(ctx->dev, "htp: request %u failed with status %u: %.*s", b.hdr.id, st, (int) m.len,
                  rsp->message); /* m.len bounds it: the host may overwrite the message's NUL meanwhile */

@@ -311,6 +311,12 @@ uint32_t op_rope(struct htp_op_ctx *octx) {
     if (kp->n_threads == 0 || kp->n_threads > ctx->n_threads || kp->block == 0 || !rope_shapes_ok(&c)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
+    /* flat rows unravel into (i1, i2, i3) by these: the rows' addresses rest on them */
+    const uint32_t ne1 = c.src->ne[1], ne2 = c.src->ne[2];
+    if (!htp_op_fastdiv_ok(octx, &kp->div_ne1, ne1, "div_ne1", "ne1") ||
+        !htp_op_fastdiv_ok(octx, &kp->div_ne12, ne1 * ne2, "div_ne12", "ne1 x ne2")) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
     /* Rows reach DDR only by DMA, which the 128-byte line rule does not constrain: line-clean chunks of dst rows
      * where its layout has them, any row split otherwise. */
     const uint32_t total_rows = htp_tensor_nrows(c.dst);

@@ -287,6 +287,17 @@ uint32_t op_softmax(struct htp_op_ctx *octx) {
         !softmax_shapes_ok(c.src, c.mask, c.dst)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
+    /* flat rows unravel into (i01, i02, i03), and their mask rows broadcast, by these: the rows' addresses rest on
+     * them */
+    const uint32_t ne01 = c.src->ne[1], ne02 = c.src->ne[2];
+    if (!htp_op_fastdiv_ok(octx, &kp->div_ne01, ne01, "div_ne01", "ne01") ||
+        !htp_op_fastdiv_ok(octx, &kp->div_ne0102, ne01 * ne02, "div_ne0102", "ne01 x ne02") ||
+        !htp_op_fastdiv_ok(octx, &kp->div_mask_ne2, c.mask ? c.mask->ne[2] : 1, "div_mask_ne2",
+                           "the mask's ne2 (1 without one)") ||
+        !htp_op_fastdiv_ok(octx, &kp->div_mask_ne3, c.mask ? c.mask->ne[3] : 1, "div_mask_ne3",
+                           "the mask's ne3 (1 without one)")) {
+        return HTP_STATUS_INVAL_PARAMS;
+    }
     /* Rows reach DDR only by DMA, which the 128-byte line rule does not constrain: line-clean chunks of dst rows
      * where its layout has them, any row split otherwise. */
     const uint32_t total_rows = htp_tensor_nrows(c.dst);

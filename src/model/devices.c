@@ -1,4 +1,4 @@
-/* Device lists: "CPU", "HTP0,HTP1", ... as llama.cpp's --device names them. */
+/* Device lists: "CPU", "HTP0,HTP1", "HTP0[0-1]", ... as llama.cpp's --device names them, and the split modes. */
 #include "llama.h"
 
 #include "cpu-backend.h"
@@ -18,17 +18,45 @@ static enum vnpu_status device_open(const char *name, size_t len, int n_threads,
     if (vnpu_htp_device_parse(name, len, &index)) {
         return vnpu_htp_device_get(index, dev);
     }
-    vnpu_log_error("unknown device '%.*s' (available: CPU, HTP0..HTP<VNPU_NDEV - 1>)", (int) len, name);
+    if (len > 3 && memcmp(name, "HTP", 3) == 0 && memchr(name, '[', len)) {
+        return vnpu_htp_group_get(name, len, dev);
+    }
+    vnpu_log_error("unknown device '%.*s' (available: CPU, HTP0..HTP<VNPU_NDEV - 1>, groups HTP<a>[<members>])",
+                   (int) len, name);
     return VNPU_STATUS_BAD_ARG;
+}
+
+/* Bytes of the list item at p: up to the next comma outside brackets ("HTP0[0,2],HTP1" has two items). */
+static size_t item_len(const char *p) {
+    size_t n = 0;
+    for (int depth = 0; p[n] && (p[n] != ',' || depth > 0); n++) {
+        depth += p[n] == '[' ? 1 : p[n] == ']' ? -1 : 0;
+    }
+    return n;
+}
+
+/* Whether NPU device dev shares no session with the devices opened before it (used[] their members); marks its
+ * own. */
+static bool members_unused(const char *list, struct vnpu_device *dev, bool used[VNPU_HTP_MAX_DEVICES]) {
+    uint32_t idx[VNPU_HTP_MAX_DEVICES];
+    const uint32_t n = vnpu_htp_device_members(dev, idx);
+    for (uint32_t k = 0; k < n; k++) {
+        if (used[idx[k]]) {
+            vnpu_log_error("device list '%s': HTP%u appears twice (a session is one device of the list)", list, idx[k]);
+            return false;
+        }
+        used[idx[k]] = true;
+    }
+    return true;
 }
 
 enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu_device **devs, int *n_devs) {
     *n_devs = 0;
-    bool have_cpu = false;
+    bool have_cpu = false, used[VNPU_HTP_MAX_DEVICES] = {false};
     enum vnpu_status st = VNPU_STATUS_OK;
     const char *p = list;
     do { /* every comma-separated item, the empty ones too ("CPU," names an empty device) */
-        const size_t len = strcspn(p, ",");
+        const size_t len = item_len(p);
         const bool is_cpu = len == 3 && memcmp(p, "CPU", 3) == 0;
         if (len == 0 || *n_devs == LLAMA_MAX_DEVICES - 1) {
             vnpu_log_error("device list '%s': %s", list, len == 0 ? "empty name" : "too many devices");
@@ -47,6 +75,7 @@ enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu
             have_cpu = true; /* opened last, below */
         } else if ((st = device_open(p, len, n_threads, &devs[*n_devs])) == VNPU_STATUS_OK) {
             (*n_devs)++;
+            st = members_unused(list, devs[*n_devs - 1], used) ? VNPU_STATUS_OK : VNPU_STATUS_BAD_ARG;
         }
         p += len;
     } while (st == VNPU_STATUS_OK && *p++ == ',');
@@ -81,6 +110,66 @@ enum vnpu_status llama_devices_default(char **list) {
         len += (size_t) snprintf(s + len, size - len, "%sHTP%u", i ? "," : "", i);
     }
     *list = s;
+    return VNPU_STATUS_OK;
+}
+
+enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode, char **out) {
+    *out = NULL;
+    if (mode == VNPU_SPLIT_MODE_TENSOR) {
+        vnpu_log_error("device list '%s': split mode tensor is not built yet (it needs an ALLREDUCE op on the NPU to "
+                       "combine the devices' partial sums); use layer or row",
+                       list);
+        return VNPU_STATUS_UNSUPPORTED;
+    }
+    const size_t size = strlen(list) + 8;
+    char *s = malloc(size), *members = malloc(size);
+    if (!s || !members) {
+        free(s);
+        free(members);
+        vnpu_log_error("cannot allocate the device list");
+        return VNPU_STATUS_NO_MEMORY;
+    }
+    enum vnpu_status st = VNPU_STATUS_OK;
+    if (mode == VNPU_SPLIT_MODE_LAYER) {
+        memcpy(s, list, size - 7);
+    } else { /* row: the listed HTP<n> become one group, named for the first; the CPU stays the fallback */
+        size_t n_members = 0, len_members = 0;
+        bool cpu = false;
+        uint32_t first = 0;
+        for (const char *p = list;; p++) {
+            const size_t len = item_len(p);
+            uint32_t index;
+            if (len == 3 && memcmp(p, "CPU", 3) == 0) {
+                cpu = true;
+            } else if (vnpu_htp_device_parse(p, len, &index)) {
+                first = n_members++ ? first : index;
+                len_members +=
+                    (size_t) snprintf(members + len_members, size - len_members, "%s%u", len_members ? "," : "", index);
+            } else {
+                vnpu_log_error(
+                    "device list '%s': split mode row groups the listed HTP<n> devices, and '%.*s' is not "
+                    "one (a group HTP<a>[...] is split by rows already; -sm layer splits layers over groups)",
+                    list, (int) len, p);
+                st = VNPU_STATUS_BAD_ARG;
+                break;
+            }
+            p += len;
+            if (!*p) {
+                break;
+            }
+        }
+        if (st == VNPU_STATUS_OK && n_members > 1) {
+            snprintf(s, size, "HTP%u[%s]%s", first, members, cpu ? ",CPU" : "");
+        } else if (st == VNPU_STATUS_OK) {
+            memcpy(s, list, size - 7); /* one NPU device or none: nothing to split */
+        }
+    }
+    free(members);
+    if (st != VNPU_STATUS_OK) {
+        free(s);
+        return st;
+    }
+    *out = s;
     return VNPU_STATUS_OK;
 }
 

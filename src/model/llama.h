@@ -86,7 +86,8 @@ struct vnpu_model {
      * types and its contexts share them (one session per NPU device for the model and all its contexts). */
     struct vnpu_device *devs[LLAMA_MAX_DEVICES];
     int n_devs;
-    struct vnpu_buffer *weight_bufs[LLAMA_MAX_DEVICES]; /* device buffers holding placed weights (model.c) */
+    struct vnpu_buffer **weight_bufs; /* device buffers holding placed weights (model.c): several per buffer type when
+                                         the weights pass its max size */
     int n_weight_bufs;
 };
 
@@ -134,13 +135,20 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
 /* Milliseconds on a monotonic clock. */
 double llama_time_ms(void);
 
-/* Open the devices named in list ("CPU", "HTP0,HTP1", case-sensitive as llama.cpp names them) in their order,
+/* Open the devices named in list ("CPU", "HTP0,HTP1", "HTP0[0-1]", case-sensitive as llama.cpp names them; commas
+ * inside brackets belong to a group) in their order,
  * except the CPU, which comes last wherever it is named and is appended when absent: the fallback for ops no
  * other device takes ("HTP0,CPU,HTP1" opens HTP0, HTP1, CPU). An HTP device is the process's one
  * (vnpu_htp_device_get: whoever else holds it shares its session); the CPU device is the caller's own, with
  * n_threads threads, as ggml makes a CPU backend per context. vnpu_device_free each. VNPU_STATUS_BAD_ARG naming
- * an unknown device or one named twice. */
+ * an unknown device or one named twice (an HTP<n> in two items: HTP0,HTP0[0-1]). */
 enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu_device **devs, int *n_devs);
+
+/* The device list of split mode mode over list (allocated into *out; the caller frees it): layer, list itself;
+ * row, its HTP<n> devices as one group "HTP<first>[<n>,...]" (the CPU kept as named; one NPU device or none stays
+ * as it is). Errors: VNPU_STATUS_UNSUPPORTED (tensor: not built yet), VNPU_STATUS_BAD_ARG (row over a list naming a
+ * group or an unknown device), VNPU_STATUS_NO_MEMORY. */
+enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode, char **out);
 
 /* The devices a model runs on when none are named, as llama.cpp offloads to every GPU it finds and splits the
  * layers over them: every NPU device, "HTP0,...,HTP<VNPU_NDEV-1>" (llama_devices_open then appends the CPU as the

@@ -109,7 +109,8 @@ static size_t weight_slot(struct vnpu_buffer_type *bt, const struct vnpu_tensor 
  * layer split; token_embd, read by the input, has none) when that device's supports_op takes every op that reads
  * it (MUL_MAT, GET_ROWS for token_embd), else of the first device of the model's list that does, copied there
  * with vnpu_tensor_set
- * (an HTP device's REPACK buffer tiles it), one buffer per buffer type; when that device is the CPU, or the weight
+ * (an HTP device's REPACK buffer tiles it), in buffers of VNPU_BUFFER_USAGE_WEIGHTS of at most the type's max size
+ * (as llama.cpp's loader allocates them), as few as that allows; when that device is the CPU, or the weight
  * is F32/F16 (no device stores those in a layout of its own), it stays in the file's mapping (an NPU stages it on
  * first use). progress gets the fraction of bytes placed. The contexts of the model must include the devices its
  * weights were placed for: the CPU cannot read a tiled weight. The devices are the model's (m->devs), which it holds
@@ -148,31 +149,52 @@ static enum vnpu_status model_place_weights(struct vnpu_model *m, const struct v
             }
         }
     }
-    /* One buffer per buffer type, each weight at an offset aligned for it. */
+    /* Buffers per buffer type, each weight at an offset aligned for it, in the order of the model (layer by layer); a
+     * new buffer when the next weight would pass the type's max size, so no weight straddles two. */
     for (int i = 0; i < n_uses && st == VNPU_STATUS_OK; i++) {
         struct vnpu_buffer_type *bt = bts[i];
         if (!bt) {
             continue; /* in the mapping, or placed with an earlier weight of its buffer type */
         }
+        const size_t max = vnpu_buffer_type_max_size(bt);
         size_t size = 0;
-        for (int j = i; j < n_uses; j++) {
-            size += bts[j] == bt ? weight_slot(bt, uses[j].t) : 0;
+        int end = i; /* weights [i, end) of type bt go in this buffer */
+        for (; end < n_uses; end++) {
+            const size_t slot = bts[end] == bt ? weight_slot(bt, uses[end].t) : 0;
+            if (size + slot > max) {
+                break;
+            }
+            size += slot;
         }
+        if (end == i) {
+            vnpu_log_error("%s: weight %s takes %zu bytes, more than the largest %s buffer (%zu bytes)",
+                           gguf_path(m->gguf), uses[i].t->name, weight_slot(bt, uses[i].t), vnpu_buffer_type_name(bt),
+                           max);
+            st = VNPU_STATUS_NO_MEMORY;
+            break;
+        }
+        struct vnpu_buffer **grown = realloc(m->weight_bufs, (size_t) (m->n_weight_bufs + 1) * sizeof(*grown));
         struct vnpu_buffer *buf = NULL;
-        st = m->n_weight_bufs < LLAMA_MAX_DEVICES ? vnpu_buffer_type_alloc(bt, size, &buf) : VNPU_STATUS_BAD_ARG;
+        st = grown ? vnpu_buffer_type_alloc(bt, size, &buf) : VNPU_STATUS_NO_MEMORY;
+        if (grown) {
+            m->weight_bufs = grown;
+        } else {
+            vnpu_log_error("%s: cannot allocate the weight buffer list", gguf_path(m->gguf));
+        }
         if (st != VNPU_STATUS_OK) {
             break;
         }
+        buf->usage = VNPU_BUFFER_USAGE_WEIGHTS;
         m->weight_bufs[m->n_weight_bufs++] = buf;
         size_t off = 0;
-        for (int j = i; j < n_uses; j++) {
+        for (int j = i; j < end; j++) {
             if (bts[j] == bt) {
                 file_data[j] = uses[j].t->data;
                 vnpu_buffer_place_tensor(buf, uses[j].t, off);
                 off += weight_slot(bt, uses[j].t);
             }
         }
-        for (int j = i; j < n_uses && st == VNPU_STATUS_OK; j++) {
+        for (int j = i; j < end && st == VNPU_STATUS_OK; j++) {
             if (bts[j] == bt) {
                 st = vnpu_tensor_set(uses[j].t, file_data[j], 0, vnpu_nbytes(uses[j].t));
                 done += vnpu_nbytes(uses[j].t);
@@ -198,6 +220,8 @@ static void model_release(struct vnpu_model *m) {
     for (int i = 0; i < m->n_weight_bufs; i++) {
         vnpu_buffer_free(m->weight_bufs[i]);
     }
+    free(m->weight_bufs);
+    m->weight_bufs = NULL;
     m->n_weight_bufs = 0;
     uintptr_t lo = UINTPTR_MAX, hi = 0;
     for (int64_t i = 0; m->n_devs > 0 && i < gguf_n_tensors(m->gguf); i++) {
@@ -248,6 +272,12 @@ enum vnpu_status vnpu_model_load(const char *path, const struct vnpu_model_param
         }
     } else if (st == VNPU_STATUS_OK) {
         st = llama_devices_default(&m->devices);
+    }
+    if (st == VNPU_STATUS_OK && params && params->split_mode != VNPU_SPLIT_MODE_LAYER) {
+        char *split = NULL;
+        st = llama_devices_split(m->devices, params->split_mode, &split);
+        free(m->devices);
+        m->devices = split;
     }
     if (st == VNPU_STATUS_OK) {
         st = llama_devices_open(m->devices, 1, m->devs, &m->n_devs);

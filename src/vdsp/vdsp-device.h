@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 /* The ABI between a session and its NPU library; bump on any change to this header. */
-#define VDSP_DEVICE_ABI 3
+#define VDSP_DEVICE_ABI 5
 
 /* Status of a guarded call (vdsp_call_guarded). */
 enum vdsp_fault {
@@ -56,11 +56,16 @@ uint8_t *vdsp_window_base(struct vdsp_device *dev);
 
 /* Map the shared buffer fd (size bytes) into the window: *devaddr gets its device address, page aligned,
  * never 0, with an inaccessible guard page after the mapping. 0 on success, -1 when the window has no room
- * (the caller unmaps and retries, the sliding window of the seed) or, logged, when fd is not a buffer of
- * at least size bytes. */
+ * (the caller unmaps and retries, the sliding window of the seed), -2 (logged) when fd is not a buffer of at
+ * least size bytes or size is more than vdsp_mmap_max (HAP_mmap refuses it: no unmap makes room). */
 int vdsp_mmap(struct vdsp_device *dev, int fd, size_t size, uint32_t *devaddr);
 /* Unmap what vdsp_mmap mapped at devaddr; later accesses fault. */
 void vdsp_munmap(struct vdsp_device *dev, uint32_t devaddr);
+/* Bytes of the window (device addresses 0 .. size - 1; page 0 is never mapped, each mapping is followed by a
+ * guard page). */
+size_t vdsp_window_size(struct vdsp_device *dev);
+/* Bytes one vdsp_mmap may map: HAP_mmap's limit on the arch (2 GiB on v73), vdsp_mmap refuses more. */
+size_t vdsp_mmap_max(struct vdsp_device *dev);
 
 /* VTCM: one region of vdsp_vtcm_size bytes, 2048-byte aligned, guarded (accesses past either end fault). */
 uint8_t *vdsp_vtcm_base(struct vdsp_device *dev);
@@ -77,6 +82,14 @@ void vdsp_thread_join(struct vdsp_device *dev, uint32_t id);
 /* Futex on a 32-bit word: wait while *addr == value (spurious wakeups allowed); wake up to n waiters. */
 void vdsp_futex_wait(volatile uint32_t *addr, uint32_t value);
 void vdsp_futex_wake(volatile uint32_t *addr, uint32_t n);
+
+/* The same on a word of shared DDR that other sessions map at other addresses (a fence slot, src/htp/htp-fence.h):
+ * keyed on the memory, not the address. Wait while *addr == value, at most timeout_us microseconds (spurious wakeups
+ * allowed; the caller checks its condition and its deadline); wake every waiter of any session. On a phone the
+ * sessions of a group run on other NPU cores and spin on the line (QuRT has no futex across cores); here they share
+ * the host's cores, so a waiter that keeps spinning would take the core the session it waits for needs. */
+void vdsp_futex_wait_shared(volatile uint32_t *addr, uint32_t value, uint32_t timeout_us);
+void vdsp_futex_wake_shared(volatile uint32_t *addr);
 
 /* Run fn(arg) so that a memory fault in it ends the call instead of the process: returns VDSP_FAULT_NONE,
  * or the fault, whose description vdsp_fault_text then gives ("load from device address 0x... (not

@@ -128,6 +128,8 @@ bool vdsp_device_faulted(const struct vdsp_device *dev);
 
 enum vnpu_status vdsp_window_init(struct vdsp_device *dev, size_t size);
 void vdsp_window_free(struct vdsp_device *dev);
+/* vdsp_session_window_fits for the window of dev. */
+bool vdsp_window_fits(const struct vdsp_device *dev, const uint64_t *sizes, uint32_t n);
 /* Whether window bytes [off, off + len) (len > 0, inside the window) all lie in mapped pages, which then
  * belong to one buffer since a guard page follows each. *unmapped gets the first page offset that is not. */
 bool vdsp_window_range_mapped(const struct vdsp_device *dev, size_t off, size_t len, size_t *unmapped);

@@ -20,15 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A submitted request, on the stack of the vdsp_session_call that waits for it. */
-struct vdsp_request {
-    struct vdsp_request *next;
-    uint8_t *block;
-    uint32_t size;
-    bool done;
-    enum vnpu_status status;
-};
-
 static atomic_uint_fast64_t sessions_opened;
 
 struct vdsp_session {
@@ -43,12 +34,12 @@ struct vdsp_session {
     pthread_mutex_t lock; /* the queue, stopping, done flags */
     pthread_cond_t wake;  /* the main thread: a request or stop */
     pthread_cond_t done;  /* callers: an answer */
-    struct vdsp_request *head, *tail;
+    struct vdsp_call *head, *tail;
     bool stopping;
 };
 
 /* VNPU_WINDOW_MB: 1..4096, or unset. */
-static enum vnpu_status env_window(uint32_t id, size_t *size) {
+static enum vnpu_status env_window(size_t *size) {
     const char *env = getenv("VNPU_WINDOW_MB");
     if (!env || !*env) {
         return VNPU_STATUS_OK;
@@ -56,11 +47,21 @@ static enum vnpu_status env_window(uint32_t id, size_t *size) {
     char *end;
     const unsigned long mb = strtoul(env, &end, 10);
     if (*end != '\0' || env[0] == '-' || mb == 0 || mb > 4096) {
-        vnpu_log_error("HTP%u: VNPU_WINDOW_MB='%s', expected 1..4096 (MiB of 32-bit address window)", id, env);
+        vnpu_log_error("VNPU_WINDOW_MB='%s', expected 1..4096 (MiB of 32-bit address window)", env);
         return VNPU_STATUS_BAD_ARG;
     }
     *size = (size_t) mb << 20;
     return VNPU_STATUS_OK;
+}
+
+enum vnpu_status vdsp_window_size_default(enum vdsp_arch arch, size_t *size) {
+    struct vdsp_target target;
+    if (!vdsp_target_get(arch, &target)) {
+        vnpu_log_error("arch %u is not modelled (v73, v75, v79, v81)", (unsigned) arch);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    *size = target.window_size;
+    return env_window(size);
 }
 
 /* VNPU_DMA_STRICT: 0, 1 or unset. */
@@ -153,7 +154,7 @@ static void process_trampoline(void *arg) {
 }
 
 /* Run one request and settle its response. */
-static void session_serve(struct vdsp_session *s, struct vdsp_request *r) {
+static void session_serve(struct vdsp_session *s, struct vdsp_call *r) {
     struct vdsp_device *dev = s->dev;
     if (vdsp_device_faulted(dev)) {
         r->status = VNPU_STATUS_DEVICE; /* queued before an earlier request faulted */
@@ -205,7 +206,7 @@ static void session_main(void *arg) {
         while (!s->head && !s->stopping) {
             pthread_cond_wait(&s->wake, &s->lock);
         }
-        struct vdsp_request *r = s->head;
+        struct vdsp_call *r = s->head;
         if (!r) {
             break; /* stopping, nothing queued */
         }
@@ -239,7 +240,7 @@ enum vnpu_status vdsp_session_open(const struct vdsp_session_params *params, str
                                     .n_threads = params->n_threads,
                                     .window_size = target.window_size,
                                     .dma_strict = params->dma_strict};
-    enum vnpu_status st = env_window(id, &dp.window_size);
+    enum vnpu_status st = env_window(&dp.window_size);
     if (st == VNPU_STATUS_OK) {
         st = env_strict(id, &dp.dma_strict);
     }
@@ -340,11 +341,16 @@ const struct vdsp_dma_write *vdsp_session_dma_writes(const struct vdsp_session *
     return s->dev->dma_log;
 }
 
+bool vdsp_session_window_fits(const struct vdsp_session *s, const uint64_t *sizes, uint32_t n) {
+    return vdsp_window_fits(s->dev, sizes, n);
+}
+
 bool vdsp_session_faulted(const struct vdsp_session *s) {
     return vdsp_device_faulted(s->dev);
 }
 
-enum vnpu_status vdsp_session_call(struct vdsp_session *s, struct vdsp_buffer *buf, size_t offset, size_t size) {
+enum vnpu_status vdsp_session_submit(struct vdsp_session *s, struct vdsp_buffer *buf, size_t offset, size_t size,
+                                     struct vdsp_call *call) {
     const char *name = s->dev->name;
     if (offset > buf->size || size > buf->size - offset || size < sizeof(struct htp_req) || size > UINT32_MAX ||
         offset % 8 != 0) {
@@ -358,22 +364,34 @@ enum vnpu_status vdsp_session_call(struct vdsp_session *s, struct vdsp_buffer *b
                        vdsp_fault_text(s->dev));
         return VNPU_STATUS_DEVICE;
     }
-    struct vdsp_request r = {.block = (uint8_t *) buf->host + offset, .size = (uint32_t) size};
+    *call = (struct vdsp_call){.block = (uint8_t *) buf->host + offset, .size = (uint32_t) size};
     pthread_mutex_lock(&s->lock);
     if (s->tail) {
-        s->tail->next = &r;
+        s->tail->next = call;
     } else {
-        s->head = &r;
+        s->head = call;
     }
-    s->tail = &r;
+    s->tail = call;
     pthread_cond_signal(&s->wake);
-    while (!r.done) {
+    pthread_mutex_unlock(&s->lock);
+    return VNPU_STATUS_OK;
+}
+
+enum vnpu_status vdsp_session_wait(struct vdsp_session *s, struct vdsp_call *call) {
+    pthread_mutex_lock(&s->lock);
+    while (!call->done) {
         pthread_cond_wait(&s->done, &s->lock);
     }
     pthread_mutex_unlock(&s->lock);
-    if (r.status == VNPU_STATUS_DEVICE) {
-        vnpu_log_error("%s: the session faulted while this request waited (%s); close and reopen it", name,
+    if (call->status == VNPU_STATUS_DEVICE) {
+        vnpu_log_error("%s: the session faulted while this request waited (%s); close and reopen it", s->dev->name,
                        vdsp_fault_text(s->dev));
     }
-    return r.status;
+    return call->status;
+}
+
+enum vnpu_status vdsp_session_call(struct vdsp_session *s, struct vdsp_buffer *buf, size_t offset, size_t size) {
+    struct vdsp_call call;
+    const enum vnpu_status st = vdsp_session_submit(s, buf, offset, size, &call);
+    return st == VNPU_STATUS_OK ? vdsp_session_wait(s, &call) : st;
 }

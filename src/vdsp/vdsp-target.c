@@ -14,9 +14,12 @@
  * - Hardware threads: v79 8 (seed 002), v81 8 (hwinfo above); v73 and v75 6 (anchors §2.1: the 8 Gen 2
  *   core is 6-way SMT; v75 assumed the same, no source).
  * - HMX: one unit on each (anchors §2.1; hwinfo on v81 reports 1).
- * - Window: 3.5 GB (3584 MiB) everywhere, the seed's "32-bit virtual address space window of around 3.5GB"
- *   (seed 000, Large model handling). Upstream budgets a little less for mappings (3200 MiB, v73 3000 MiB,
- *   anchors §2.1); the NPU library enforces its own budget inside the window.
+ * - Window: the bytes of a session's 32-bit address space its buffers may be mapped into, upstream's max_vmem
+ *   (GGML_HEXAGON_VMEM's defaults in ggml-hexagon.cpp; ../shared/design/htp-reference-notes.md §2.6 and §10):
+ *   3200 MiB (3,355,443,200 B) from v75 on, 3000 MiB on v73. The seed's "around 3.5GB" (seed 000, Large model
+ *   handling) is the whole PD window, of which the library, stacks and the op queue take the rest.
+ * - Largest single mapping: HAP_mmap on v73 refuses a mapping above 2 GiB (htp-reference-notes.md §10: "On v73
+ *   a single HAP_mmap is limited to 2 GiB"); from v75 on HAP_mmap2 takes any size the window holds.
  * - Clock: 1400 MHz. v73's is derived in anchors §2.1 from a third-party HMX probe (FP16 ≈ 7.1k ops/cycle at
  *   ≈ 9.9 TFLOPS → ≈ 1.4 GHz). No figure was found for v75..v81; we assume the same, since the clock only
  *   converts cycles to time for traces and the cost model, and one clock keeps targets comparable.
@@ -35,28 +38,32 @@ static const struct vdsp_target vdsp_targets[] = {
      .n_hvx_contexts = 4,
      .n_hmx = 1,
      .vtcm_size = 8 * MIB,
-     .window_size = 3584 * MIB,
+     .window_size = 3000 * MIB,
+     .max_mapping = 2048 * MIB,
      .clock_mhz = 1400},
     {.arch = VDSP_ARCH_V75,
      .n_hw_threads = 6,
      .n_hvx_contexts = 4,
      .n_hmx = 1,
      .vtcm_size = 8 * MIB,
-     .window_size = 3584 * MIB,
+     .window_size = 3200 * MIB,
+     .max_mapping = 4096 * MIB,
      .clock_mhz = 1400},
     {.arch = VDSP_ARCH_V79,
      .n_hw_threads = 8,
      .n_hvx_contexts = 6,
      .n_hmx = 1,
      .vtcm_size = 8 * MIB,
-     .window_size = 3584 * MIB,
+     .window_size = 3200 * MIB,
+     .max_mapping = 4096 * MIB,
      .clock_mhz = 1400},
     {.arch = VDSP_ARCH_V81,
      .n_hw_threads = 8,
      .n_hvx_contexts = 8,
      .n_hmx = 1,
      .vtcm_size = 8 * MIB,
-     .window_size = 3584 * MIB,
+     .window_size = 3200 * MIB,
+     .max_mapping = 4096 * MIB,
      .clock_mhz = 1400},
 };
 static_assert(sizeof(vdsp_targets) / sizeof(vdsp_targets[0]) == 4,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static void *thread_main(void *arg) {
@@ -84,4 +85,13 @@ void vdsp_futex_wait(volatile uint32_t *addr, uint32_t value) {
 
 void vdsp_futex_wake(volatile uint32_t *addr, uint32_t n) {
     syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n > INT_MAX ? INT_MAX : (int) n, NULL, NULL, 0);
+}
+
+void vdsp_futex_wait_shared(volatile uint32_t *addr, uint32_t value, uint32_t timeout_us) {
+    const struct timespec ts = {.tv_sec = timeout_us / 1000000u, .tv_nsec = (long) (timeout_us % 1000000u) * 1000};
+    syscall(SYS_futex, addr, FUTEX_WAIT, value, &ts, NULL, 0); /* not _PRIVATE: keyed on the page, not the address */
+}
+
+void vdsp_futex_wake_shared(volatile uint32_t *addr) {
+    syscall(SYS_futex, addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }

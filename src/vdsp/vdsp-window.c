@@ -85,28 +85,59 @@ static void pages_reserve(struct vdsp_device *dev, uint32_t first, uint32_t n) {
     VNPU_ASSERT(r == at);
 }
 
+/* Pages a mapping of size bytes takes in the window: its own and the guard page after it. */
+static uint64_t window_span(const struct vdsp_device *dev, uint64_t size) {
+    const uint64_t page = (uint64_t) 1 << dev->page_shift;
+    return ((size + page - 1) >> dev->page_shift) + 1;
+}
+
+bool vdsp_window_fits(const struct vdsp_device *dev, const uint64_t *sizes, uint32_t n) {
+    uint64_t pages = 1; /* page 0 (device address 0) is never mapped */
+    for (uint32_t i = 0; i < n; i++) {
+        if (sizes[i] > dev->target.max_mapping || sizes[i] > dev->window_size) {
+            return false;
+        }
+        pages += window_span(dev, sizes[i]);
+    }
+    return pages <= dev->window_size >> dev->page_shift;
+}
+
+size_t vdsp_window_size(struct vdsp_device *dev) {
+    return dev->window_size;
+}
+
+size_t vdsp_mmap_max(struct vdsp_device *dev) {
+    return dev->target.max_mapping;
+}
+
 int vdsp_mmap(struct vdsp_device *dev, int fd, size_t size, uint32_t *devaddr) {
     struct stat st;
     if (size == 0) {
         vnpu_log_error("%s: vdsp_mmap: fd %d with size 0", dev->name, fd);
-        return -1;
+        return -2;
+    }
+    if (size > dev->target.max_mapping) {
+        vnpu_log_error("%s: vdsp_mmap: fd %d: %zu bytes, more than the %zu one mapping may take on v%u (HAP_mmap's "
+                       "limit)",
+                       dev->name, fd, size, dev->target.max_mapping, (unsigned) dev->target.arch);
+        return -2;
     }
     if (fstat(fd, &st) != 0) {
         vnpu_log_error("%s: vdsp_mmap: fd %d: %s", dev->name, fd, strerror(errno));
-        return -1;
+        return -2;
     }
     if (st.st_size < 0 || (uint64_t) st.st_size < size) {
         vnpu_log_error("%s: vdsp_mmap: fd %d holds %lld bytes, %zu asked for", dev->name, fd, (long long) st.st_size,
                        size);
-        return -1;
+        return -2;
     }
     const size_t page = (size_t) 1 << dev->page_shift;
     const size_t total = dev->window_size >> dev->page_shift;
     if (size > dev->window_size - page) {
         return -1;
     }
-    const uint32_t npages = (uint32_t) ((size + page - 1) >> dev->page_shift);
-    const size_t need = (size_t) npages + 1; /* the mapping and its guard page */
+    const size_t need = (size_t) window_span(dev, size); /* the mapping and its guard page */
+    const uint32_t npages = (uint32_t) (need - 1);
 
     pthread_mutex_lock(&dev->window_lock);
     if (dev->n_maps == VDSP_MAX_MAPPINGS) {
@@ -134,7 +165,7 @@ int vdsp_mmap(struct vdsp_device *dev, int fd, size_t size, uint32_t *devaddr) {
         pthread_mutex_unlock(&dev->window_lock);
         vnpu_log_error("%s: vdsp_mmap: fd %d (%zu bytes) at device address 0x%08zx: %s", dev->name, fd, size,
                        at << dev->page_shift, strerror(err));
-        return -1;
+        return -2;
     }
     memmove(&dev->maps[slot + 1], &dev->maps[slot], (dev->n_maps - slot) * sizeof(dev->maps[0]));
     dev->maps[slot] = (struct vdsp_mapping){.first = (uint32_t) at, .npages = npages, .size = size, .fd = fd};

@@ -48,7 +48,8 @@ struct vdsp_target {
     uint32_t n_hvx_contexts; /* 128-byte HVX contexts: v79 6, v81 8 (sources in vdsp-target.c) */
     uint32_t n_hmx;          /* HMX units */
     size_t vtcm_size;        /* bytes */
-    size_t window_size;      /* default session window (VNPU_WINDOW_MB overrides) */
+    size_t window_size;      /* default session window (VNPU_WINDOW_MB overrides): v75+ 3200 MiB, v73 3000 MiB */
+    size_t max_mapping;      /* bytes one mapping may take (HAP_mmap's limit): v73 2 GiB, else the 4 GiB space */
     uint32_t clock_mhz;      /* NPU clock: vdsp_cycles counts at this rate (sources in vdsp-target.c) */
 };
 
@@ -62,7 +63,7 @@ struct vdsp_session_params {
     uint32_t n_threads;  /* NPU worker threads (VNPU_NHVX), 1..HTP_MAX_NTHREADS; may exceed the HVX contexts,
                           * which then serialise */
     size_t window_size;  /* bytes of 32-bit address window, 1 MiB .. 4 GiB, rounded up to pages; 0: VNPU_WINDOW_MB
-                          * if set, else the target's (3.5 GB) */
+                          * if set, else the target's (vdsp_window_size_default) */
     bool dma_strict;     /* poison at push, land at pop, report leaks; also on when VNPU_DMA_STRICT=1 */
     uint32_t session_id; /* 0 for HTP0, 1 for HTP1, ...: names threads and messages */
 };
@@ -87,14 +88,38 @@ uint64_t vdsp_sessions_opened(void);
 const struct vdsp_target *vdsp_session_target(const struct vdsp_session *s);
 /* Bytes of s's 32-bit address window: the params', else VNPU_WINDOW_MB's, else the target's. */
 size_t vdsp_session_window_size(const struct vdsp_session *s);
+/* The window a session of arch opens with when its params leave it 0, into *size: VNPU_WINDOW_MB's, else the
+ * target's. Errors: VNPU_STATUS_BAD_ARG (arch not modelled, VNPU_WINDOW_MB malformed; logged). */
+enum vnpu_status vdsp_window_size_default(enum vdsp_arch arch, size_t *size);
+/* Whether n buffers of sizes[i] bytes can be mapped into s's window at once, with nothing else mapped: each takes
+ * its pages and a guard page, page 0 is never mapped, and none is larger than the target's max_mapping. What a
+ * request's distinct buffers must satisfy for the NPU to map them all (the host splits requests by it). */
+bool vdsp_session_window_fits(const struct vdsp_session *s, const uint64_t *sizes, uint32_t n);
 
-/* Submit the request block at offset offset of buf (size bytes; layout in src/htp/htp-msg.h) and wait
- * for its response, written by the NPU into the same block. Calls from several threads are served one at
- * a time. Returns VNPU_STATUS_OK when the NPU answered (the request's own status is in the block; a
- * request that faulted answers HTP_STATUS_FAULT with the fault's text, written by the platform when the
- * fault ended process()); VNPU_STATUS_DEVICE when the session is faulted (an earlier request crashed it:
- * reopen it); VNPU_STATUS_BAD_ARG when the block is not inside buf, not 8-byte aligned, or smaller than
- * struct htp_req. */
+/* A request in flight between vdsp_session_submit and vdsp_session_wait: storage the caller provides and keeps
+ * until the wait returns; the fields are the platform's. */
+struct vdsp_call {
+    struct vdsp_call *next;
+    uint8_t *block;
+    uint32_t size;
+    bool done;
+    enum vnpu_status status;
+};
+
+/* Submit the request block at offset offset of buf (size bytes; layout in src/htp/htp-msg.h) to s's queue and
+ * return at once; vdsp_session_wait(s, call) then waits for its response, written by the NPU into the same block.
+ * So a host thread keeps requests in flight on several sessions (the members of a row-split group) and waits for
+ * them all. Requests from any thread are served one at a time, in submission order. Errors (nothing was queued and
+ * no wait is owed): VNPU_STATUS_DEVICE when the session is faulted (an earlier request crashed it: reopen it);
+ * VNPU_STATUS_BAD_ARG when the block is not inside buf, not 8-byte aligned, or smaller than struct htp_req. */
+enum vnpu_status vdsp_session_submit(struct vdsp_session *s, struct vdsp_buffer *buf, size_t offset, size_t size,
+                                     struct vdsp_call *call);
+/* Wait for call, submitted to s. Returns VNPU_STATUS_OK when the NPU answered (the request's own status is in the
+ * block; a request that faulted answers HTP_STATUS_FAULT with the fault's text, written by the platform when the
+ * fault ended process()); VNPU_STATUS_DEVICE when the session faulted before serving it. */
+enum vnpu_status vdsp_session_wait(struct vdsp_session *s, struct vdsp_call *call);
+
+/* vdsp_session_submit, then vdsp_session_wait: one request, answered. */
 enum vnpu_status vdsp_session_call(struct vdsp_session *s, struct vdsp_buffer *buf, size_t offset, size_t size);
 
 /* One DMA descriptor that wrote shared DDR: nrows rows of row_size bytes, stride bytes apart, from byte offset of

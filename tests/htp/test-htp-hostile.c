@@ -4,7 +4,7 @@
  * session serving.
  *   - Tensor descriptors whose extents wrap 64 bits (a flat view, and a tiled matrix count), more rows than the
  *     kernels' 32-bit counts, more ops than a request may carry, kernel_params whose fastdiv values are not their
- *     shapes'.
+ *     shapes' (GET_ROWS, SET_ROWS, ADD; each of ROPE's and SOFT_MAX's, named in the message).
  *   - Values changed by a second host thread while the op runs: a MUL_MAT_ID id (HVX and HMX paths), SET_ROWS and
  *     GET_ROWS indices, a tensor descriptor's stride. Each round the answer must be consistent with one read of the
  *     value: the op computes what the good value asks for, or fails naming the bad one; many rounds, and the test
@@ -22,12 +22,15 @@
 #include "htp-device-impl.h"
 #include "htp-msg.h"
 #include "matmul-id-ops.h"
+#include "rope-ops.h"
 #include "set-rows-ops.h"
+#include "softmax-ops.h"
 #include "vdsp-device.h"
 #include "vdsp.h"
 
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +282,74 @@ static void test_fastdiv_not_the_shapes(void **state) {
     assert_int_equal(call(f), HTP_STATUS_OK);
     ((struct binary_kparams *) r.op->kparams)->plan.div_ne1 = fastdiv_init(1);
     expect(f, HTP_STATUS_INVAL_PARAMS, "op 0 (ADD): kernel_params or shapes rejected by the kernel");
+    vnpu_ctx_free(ctx);
+}
+
+/* One fastdiv value of a real request's kernel_params (at byte off) replaced by a wrong divisor's. */
+struct fastdiv_break {
+    size_t off;
+    uint32_t wrong;   /* the divisor whose values replace the right ones */
+    const char *text; /* the message */
+};
+
+/* Plan node's op (sources at off[0], off[1], dst at off[2]), run it as planned (OK), then with each value of brk[]
+ * broken in turn: the op fails naming the value, and dst is untouched. */
+static void fastdiv_breaks(struct fixture *f, const struct htp_op_family *family, enum htp_op opcode,
+                           const struct vnpu_tensor *node, const uint32_t off[3], const struct fastdiv_break *brk,
+                           size_t n) {
+    struct req r = req_plan(f, family, opcode, node, 2, off, HTP_MM_PATH_AUTO);
+    assert_int_equal(call(f), HTP_STATUS_OK);
+    uint8_t planned[HTP_MAX_KPARAMS * sizeof(uint32_t)];
+    memcpy(planned, r.op->kparams, sizeof(planned));
+    const size_t dst_bytes = (size_t) vnpu_nbytes(node);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(r.op->kparams, planned, sizeof(planned));
+        const struct fastdiv_values bad = fastdiv_init(brk[i].wrong);
+        memcpy((uint8_t *) r.op->kparams + brk[i].off, &bad, sizeof(bad));
+        memset((uint8_t *) f->data->host + off[2], POISON, dst_bytes);
+        expect(f, HTP_STATUS_INVAL_PARAMS, brk[i].text);
+        assert_true(untouched(f, off[2], dst_bytes));
+    }
+}
+
+/* ROPE's and SOFT_MAX's fastdiv values, each replaced by another divisor's: the flat rows unravel with them (a row's
+ * i1 at 2^32 - 3 r when ne1 = 4 is divided by 1), and SOFT_MAX's mask rows broadcast with them (its i2 % 3 taken as
+ * i2 % 1 reached mask rows past its ne2); unchecked, the rows' DMA read and wrote outside the tensors. */
+static void test_fastdiv_rope_softmax(void **state) {
+    struct fixture *f = *state;
+    struct vnpu_ctx *ctx = vnpu_ctx_new(1 << 16, true);
+    const uint32_t off[3] = {0, 1u << 16, 1u << 17};
+    memset(f->data->host, 0, 1u << 17); /* positions 0, mask 0 */
+
+    struct vnpu_tensor *x = vnpu_new_tensor_3d(ctx, VNPU_TYPE_F32, 64, 4, 3);
+    struct vnpu_tensor *pos = vnpu_new_tensor_1d(ctx, VNPU_TYPE_I32, 3);
+    struct vnpu_tensor *rope =
+        vnpu_rope_ext(ctx, x, pos, NULL, 64, VNPU_ROPE_TYPE_NEOX, 4096, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+    const struct fastdiv_break rope_brk[] = {
+        {offsetof(struct rope_kparams, div_ne1), 1,
+         "op 0 (ROPE): kernel_params div_ne1 are not the fastdiv values of ne1 = 4"},
+        {offsetof(struct rope_kparams, div_ne12), 4,
+         "op 0 (ROPE): kernel_params div_ne12 are not the fastdiv values of ne1 x ne2 = 12"},
+    };
+    fastdiv_breaks(f, &htp_family_rope, HTP_OP_ROPE, rope, off, rope_brk, sizeof(rope_brk) / sizeof(rope_brk[0]));
+
+    struct vnpu_tensor *s = vnpu_new_tensor_4d(ctx, VNPU_TYPE_F32, 64, 4, 6, 2);
+    struct vnpu_tensor *mask = vnpu_new_tensor_3d(ctx, VNPU_TYPE_F32, 64, 4, 3);
+    struct vnpu_tensor *soft = vnpu_soft_max_ext(ctx, s, mask, 0.125f, 0.0f);
+    const struct fastdiv_break soft_brk[] = {
+        {offsetof(struct softmax_kparams, div_ne01), 1,
+         "op 0 (SOFT_MAX): kernel_params div_ne01 are not the fastdiv values of ne01 = 4"},
+        {offsetof(struct softmax_kparams, div_ne0102), 4,
+         "op 0 (SOFT_MAX): kernel_params div_ne0102 are not the fastdiv values of ne01 x ne02 = 24"},
+        {offsetof(struct softmax_kparams, div_mask_ne2), 1,
+         "op 0 (SOFT_MAX): kernel_params div_mask_ne2 are not the fastdiv values of the mask's ne2 (1 without one) = "
+         "3"},
+        {offsetof(struct softmax_kparams, div_mask_ne3), 2,
+         "op 0 (SOFT_MAX): kernel_params div_mask_ne3 are not the fastdiv values of the mask's ne3 (1 without one) = "
+         "1"},
+    };
+    fastdiv_breaks(f, &htp_family_softmax, HTP_OP_SOFT_MAX, soft, off, soft_brk,
+                   sizeof(soft_brk) / sizeof(soft_brk[0]));
     vnpu_ctx_free(ctx);
 }
 
@@ -653,6 +724,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_rows_past_32_bits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_too_many_ops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fastdiv_not_the_shapes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fastdiv_rope_softmax, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mul_mat_id_ids_flipped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_set_rows_indices_flipped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_get_rows_indices_flipped, setup, teardown),

@@ -3,7 +3,8 @@
  * the in-loop vector spill of compute_spill, the float promotion of compute_promote and the integer
  * division helper calls of compute_divide* (their own, an inlined helper's, an out-of-line helper's), pass
  * compute_clean and compute_divide_const, honour --func, --spills, --promotions, --divisions and --allow,
- * print the annotated disassembly, and exit 2 when it cannot compile its input. Needs python3, clang and
+ * print the annotated disassembly, inspect prebuilt objects (--objdir) as it does their sources, and exit 2 when it
+ * cannot compile its input or an object is not for its --arch. Needs python3, clang and
  * llvm-objdump: skips without them, and fails under CI=true.
  */
 #include "test-common.h"
@@ -162,12 +163,50 @@ static void test_bad_input(void **state) {
     free(out);
 }
 
+/* --objdir: the fixture compiled outside the tool (as scripts/ci-hvx.sh's compile check does, with the tool's flags)
+ * into DIR/vNN/tests/hvx/inspect/kernels.c.o gives the report the tool gives from the source, names included; the
+ * objects of the other arch, and a directory without objects, exit 2. */
+static void test_objdir(void **state) {
+    require_tools(state);
+    char dir[4200], cmd[8800], *out = NULL, *want = NULL;
+    for (int arch = 68; arch <= 69; arch++) {
+        snprintf(dir, sizeof(dir), "%s/v%d", test_tmpdir(), arch);
+        snprintf(cmd, sizeof(cmd),
+                 "mkdir -p '%s/tests/hvx/inspect' && clang --target=hexagon -mv%d -mhvx -mhvx-length=128b "
+                 "-ffreestanding -O2 -ffp-contract=off -DVNPU_HTP_ARCH=%d -I'%s/src/htp' -I'%s/src/hvx' "
+                 "-I'%s/src/vdsp' -c '%s' -o '%s/tests/hvx/inspect/kernels.c.o'",
+                 dir, arch, arch, VNPU_SOURCE_DIR, VNPU_SOURCE_DIR, VNPU_SOURCE_DIR, FIXTURE, dir);
+        assert_int_equal(test_run(&out, NULL, "%s", cmd), 0);
+        free(out);
+        char args[4400];
+        snprintf(args, sizeof(args), "--arch %d --strict --func '^compute_' '%s'", arch, FIXTURE);
+        assert_int_equal(inspect(&want, args), 1);
+        snprintf(args, sizeof(args), "--arch %d --strict --func '^compute_' --objdir '%s'", arch, dir);
+        assert_int_equal(inspect(&out, args), 1);
+        assert_non_null(strstr(out, "FAIL tests/hvx/inspect/kernels.c: compute_spill:"));
+        assert_non_null(strstr(out, "FAIL tests/hvx/inspect/kernels.c: compute_divide:"));
+        assert_non_null(strstr(out, "ok   tests/hvx/inspect/kernels.c: compute_clean:"));
+        assert_string_equal(out, want);
+        free(out);
+        free(want);
+        snprintf(args, sizeof(args), "--arch %d --objdir '%s'", arch == 68 ? 69 : 68, dir);
+        assert_int_equal(inspect(&out, args), 2);
+        free(out);
+    }
+    snprintf(dir, sizeof(dir), "%s/no-objects", test_tmpdir());
+    assert_int_equal(test_run(&out, NULL, "mkdir -p '%s'", dir), 0);
+    free(out);
+    snprintf(cmd, sizeof(cmd), "--objdir '%s'", dir);
+    assert_int_equal(inspect(&out, cmd), 2);
+    free(out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_finds_in_loop_spill), cmocka_unit_test(test_finds_promotion),
         cmocka_unit_test(test_finds_divisions),     cmocka_unit_test(test_exit_status),
         cmocka_unit_test(test_disasm_annotates),    cmocka_unit_test(test_allow),
-        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_bad_input),           cmocka_unit_test(test_objdir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

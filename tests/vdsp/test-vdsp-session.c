@@ -180,7 +180,7 @@ static void test_session_default_window(void **state) {
     (void) state;
     const struct vdsp_session_params p = {.arch = VDSP_ARCH_V81, .n_threads = 1, .session_id = 2};
     struct vdsp_session *s;
-    assert_int_equal(vdsp_session_open(&p, &s), VNPU_STATUS_OK); /* 3.5 GB reserved, nothing committed */
+    assert_int_equal(vdsp_session_open(&p, &s), VNPU_STATUS_OK); /* 3200 MiB reserved, nothing committed */
     bool copied = false;
     assert_int_equal(run_op(s, TEST_NPU_OP_COPY, 5, 0, &copied, NULL), HTP_STATUS_OK);
     assert_true(copied);

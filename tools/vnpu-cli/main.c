@@ -31,6 +31,7 @@ struct cli_args {
     bool seed_set;
     bool ignore_eos;
     bool print_ids;
+    enum vnpu_split_mode split_mode;
 };
 
 static void usage(FILE *out) {
@@ -50,7 +51,13 @@ static void usage(FILE *out) {
             "                           backend; --device CPU runs it alone). Default: every NPU device, HTP0 to\n"
             "                           HTP<VNPU_NDEV-1> (HTP0 unless VNPU_NDEV says more), the layers split over\n"
             "                           them as llama.cpp splits a model over all its GPUs; the CPU is always the\n"
-            "                           fallback for ops no NPU device takes\n"
+            "                           fallback for ops no NPU device takes. HTP0[0-1] (HTP0[0-3], HTP0[0,2]) is\n"
+            "                           one device whose every op runs on the sessions of HTP0 and HTP1, each\n"
+            "                           computing its part of the output rows (row split; members < VNPU_NDEV)\n"
+            "  -sm, --split-mode M      layer (default): each NPU device holds and computes its share of the layers\n"
+            "                           (less memory per session, one session busy at a time); row: the listed NPU\n"
+            "                           devices become one group, HTP0,HTP1 -> HTP0[0,1] (every session works on\n"
+            "                           every op: parallelism, when the host has the cores); tensor: not built yet\n"
             "  -fa, --flash-attn on|off|auto  attention as FLASH_ATTN_EXT (on, auto: default) or MUL_MAT + SOFT_MAX\n"
             "  -ctk, --cache-type-k T   KV cache K type: f16 (default) or f32\n"
             "  -ctv, --cache-type-v T   KV cache V type: f16 (default) or f32\n"
@@ -107,6 +114,15 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
             a->cparams.n_batch = (uint32_t) tool_parse_int(TOOL, o, VALUE(), 1, 1 << 16);
         } else if (IS("-dev", "--device")) {
             a->cparams.devices = VALUE();
+        } else if (IS("-sm", "--split-mode")) {
+            const char *v = VALUE();
+            if (strcmp(v, "layer") != 0 && strcmp(v, "row") != 0 && strcmp(v, "tensor") != 0) {
+                fprintf(stderr, TOOL ": %s '%s': expected layer, row or tensor\n", o, v);
+                exit(2);
+            }
+            a->split_mode = strcmp(v, "layer") == 0 ? VNPU_SPLIT_MODE_LAYER
+                            : strcmp(v, "row") == 0 ? VNPU_SPLIT_MODE_ROW
+                                                    : VNPU_SPLIT_MODE_TENSOR;
         } else if (IS("-fa", "--flash-attn")) {
             const char *v = VALUE();
             if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0 && strcmp(v, "auto") != 0) {
@@ -398,6 +414,8 @@ int main(int argc, char **argv) {
     }
     struct vnpu_model_params mparams = vnpu_model_default_params();
     mparams.devices = a.cparams.devices; /* NULL: the library's default, every NPU device */
+    mparams.split_mode = a.split_mode;
+    a.cparams.devices = NULL; /* the context computes on the model's devices, the split mode applied */
     mparams.progress = tool_progress;
     mparams.progress_user = "loading";
     struct vnpu_model *model = NULL;

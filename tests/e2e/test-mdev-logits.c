@@ -1,0 +1,89 @@
+/*
+ * Row split changes no row's arithmetic: vnpu-cli's logits at every position (a short prompt and 8 greedy tokens)
+ * on the groups HTP0[0-1], HTP0[0-2] and HTP0[0-3], and on HTP0,HTP1 with -sm row, are bitwise those of HTP0, and
+ * the text (the greedy tokens) is the same, on stories260K and on gen_gguf's tiny models of F32, F16, Q4_0, Q8_0 and
+ * Q4_K (VNPU_NDEV=4). Each member computes its partition of every op's output rows where the kernels partition, and
+ * all of them where they do not yet; either way the fences order every op after the one before on every member.
+ */
+#include "test-common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROMPT "Once upon a time"
+
+/* vnpu-cli on model with device and extra options: its text into *text, every position's logits into out. */
+static void run_cli(const char *model, const char *device, const char *extra, const char *out, char **text) {
+    char *err = NULL;
+    const int rc = test_run(text, &err,
+                            "%s/vnpu-cli -m %s -p '" PROMPT "' -n 8 --temp 0 -t 2 --device '%s' %s "
+                            "--logits-out %s",
+                            test_tools_dir(), model, device, extra, out);
+    if (rc != 0) {
+        fail_msg("vnpu-cli --device %s %s on %s exited %d:\n%.4000s", device, extra, model, rc, err);
+    }
+    free(err);
+}
+
+static void check_model(const char *model, const char *tag) {
+    static const struct {
+        const char *device, *extra;
+    } runs[] = {{"HTP0[0-1]", ""}, {"HTP0[0-2]", ""}, {"HTP0[0-3]", ""}, {"HTP0,HTP1", "-sm row"}};
+    char ref[4200], *ref_text = NULL;
+    snprintf(ref, sizeof(ref), "%s/%s-HTP0.logits", test_tmpdir(), tag);
+    run_cli(model, "HTP0", "", ref, &ref_text);
+    size_t ref_size = 0;
+    void *ref_logits = test_read_file(ref, &ref_size);
+    assert_non_null(ref_logits);
+    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+        char mine[4300], *text = NULL;
+        snprintf(mine, sizeof(mine), "%s/%s-%zu.logits", test_tmpdir(), tag, i);
+        run_cli(model, runs[i].device, runs[i].extra, mine, &text);
+        size_t size = 0;
+        void *logits = test_read_file(mine, &size);
+        assert_non_null(logits);
+        const bool same = size == ref_size && memcmp(logits, ref_logits, size) == 0;
+        printf("%s --device %s %s: logits %s (%zu bytes), text %s\n", tag, runs[i].device, runs[i].extra,
+               same ? "bitwise equal" : "DIFFER", size, strcmp(text, ref_text) == 0 ? "equal" : "DIFFERS");
+        if (!same || strcmp(text, ref_text) != 0) {
+            fail_msg("%s --device %s %s: logits or text differ from HTP0's:\n%s\nvs\n%s", tag, runs[i].device,
+                     runs[i].extra, text, ref_text);
+        }
+        free(logits);
+        free(text);
+    }
+    free(ref_logits);
+    free(ref_text);
+}
+
+static void test_stories260k(void **state) {
+    (void) state;
+    check_model(test_model_path("stories260K.gguf"), "stories260K");
+}
+
+/* gen_gguf's tiny preset (n_embd 256, 4 layers, vocab 4096) of each type, as test-oracle-models makes them. */
+static void test_synthetic_models(void **state) {
+    (void) state;
+    const char *bin = test_oracle_bin();
+    static const char *const types[] = {"f32", "f16", "q4_0", "q8_0", "q4_k"};
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        char path[4200];
+        snprintf(path, sizeof(path), "%s/tiny-%s.gguf", test_tmpdir(), types[i]);
+        assert_int_equal(test_run(NULL, NULL,
+                                  "%s/gen_gguf --preset tiny --std 0.06 --seed 42 --type %s -o %s "
+                                  ">/dev/null 2>&1",
+                                  bin, types[i], path),
+                         0);
+        check_model(path, types[i]);
+    }
+}
+
+int main(void) {
+    setenv("VNPU_NDEV", "4", 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stories260k),
+        cmocka_unit_test(test_synthetic_models),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
