@@ -4,7 +4,8 @@
  * device before (HTP_REQ_INJECT_MDEV_ROW) makes two devices' DMA write the same bytes, an error under the seed's rule;
  * chunks of half the line rule's rows (HTP_REQ_INJECT_MDEV_LINE) make two devices write one 128-byte line, which
  * DMA writes may do (the seed's rule passes it) and the strict mode, where DMA writes own their lines, catches. Each
- * error names the op, the tensor, the line with its bytes and both devices; the device computes on after it.
+ * error names the op, the tensor, the line with its bytes and both devices; the device computes on after it. A
+ * row-split group (HTP0[0-n]) under the checker runs its members' partitions in turn the same way.
  */
 #include "test-common.h"
 
@@ -16,6 +17,7 @@
 #include "tensor.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LINE 128
@@ -49,12 +51,19 @@ static enum vnpu_status add_rows(struct vnpu_device *dev, int64_t ne0, int64_t n
     return st;
 }
 
-/* ADD of nrows rows of ne0 f32 as n partitions under check mode with inject; *log gets the errors. */
-static enum vnpu_status add_checked(uint32_t n, uint32_t mode, uint32_t inject, int64_t ne0, int64_t nrows,
-                                    struct test_log *log) {
+/* ADD of nrows rows of ne0 f32 as n partitions (HTP0 alone, or the group HTP0[0-(n-1)] when group) under check mode
+ * with inject; *log gets the errors. */
+static enum vnpu_status add_checked_on(bool group, uint32_t n, uint32_t mode, uint32_t inject, int64_t ne0,
+                                       int64_t nrows, struct test_log *log) {
     struct vnpu_device *dev = NULL;
-    assert_int_equal(vnpu_htp_device_get(0, &dev), VNPU_STATUS_OK);
-    assert_int_equal(vnpu_htp_device_partitions(dev, n), VNPU_STATUS_OK);
+    if (group) {
+        char name[16];
+        snprintf(name, sizeof(name), "HTP0[0-%u]", n - 1);
+        assert_int_equal(vnpu_htp_group_get(name, strlen(name), &dev), VNPU_STATUS_OK);
+    } else {
+        assert_int_equal(vnpu_htp_device_get(0, &dev), VNPU_STATUS_OK);
+        assert_int_equal(vnpu_htp_device_partitions(dev, n), VNPU_STATUS_OK);
+    }
     assert_int_equal(vnpu_htp_device_mdev_check(dev, mode), VNPU_STATUS_OK);
     memset(log, 0, sizeof(*log));
     vnpu_log_set(test_log_collect, log, VNPU_LOG_WARN);
@@ -62,10 +71,17 @@ static enum vnpu_status add_checked(uint32_t n, uint32_t mode, uint32_t inject, 
     const enum vnpu_status st = add_rows(dev, ne0, nrows);
     vnpu_log_set(NULL, NULL, VNPU_LOG_WARN);
     assert_int_equal(add_rows(dev, ne0, nrows), VNPU_STATUS_OK); /* the next request computes */
-    vnpu_htp_device_partitions(dev, 1);
+    if (!group) {
+        vnpu_htp_device_partitions(dev, 1);
+    }
     vnpu_htp_device_mdev_check(dev, 0);
     vnpu_device_free(dev);
     return st;
+}
+
+static enum vnpu_status add_checked(uint32_t n, uint32_t mode, uint32_t inject, int64_t ne0, int64_t nrows,
+                                    struct test_log *log) {
+    return add_checked_on(false, n, mode, inject, ne0, nrows, log);
 }
 
 /* The error must name the op, the tensor, line (with its bytes) and both devices. */
@@ -122,11 +138,26 @@ static void test_split_line(void **state) {
     assert_int_equal(log.n_errors, 0);
 }
 
+/* A row-split group under the checker sends each member's partition in turn on its own session: clean partitions
+ * pass (the sums checked), the skewed one fails as on one session. */
+static void test_group_checked(void **state) {
+    (void) state;
+    struct test_log log;
+    for (uint32_t n = 2; n <= 4; n++) {
+        assert_int_equal(add_checked_on(true, n, 1, 0, 32, 13, &log), VNPU_STATUS_OK);
+        assert_int_equal(log.n_errors, 0);
+    }
+    assert_int_equal(add_checked_on(true, 2, 1, HTP_REQ_INJECT_MDEV_ROW, 32, 12, &log), VNPU_STATUS_DEVICE);
+    expect_conflict(&log, 0, 1, (12 / 2 - 1) * 32 * 4 / LINE);
+}
+
 int main(void) {
+    setenv("VNPU_NDEV", "4", 1); /* the groups' members HTP0..HTP3, before the first device opens */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_partitions),
         cmocka_unit_test(test_off_by_one_row),
         cmocka_unit_test(test_split_line),
+        cmocka_unit_test(test_group_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
