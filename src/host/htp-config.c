@@ -42,6 +42,7 @@ static void config_parse(void) {
         !env_uint("VNPU_HOSTBUF", 0, 1, 0, &hostbuf) || !env_uint("VNPU_VERBOSE", 0, 2, 0, &c->verbose) ||
         !env_uint("VNPU_PROFILE", 0, 2, 0, &c->profile) || !env_uint("VNPU_MBUF_MB", 1, 4096, 1024, &c->mbuf_mb) ||
         !env_uint("VNPU_FENCE_TIMEOUT_MS", 1, 3600000, HTP_FENCE_TIMEOUT_MS_DEFAULT, &c->fence_timeout_ms) ||
+        !env_uint("VNPU_MDEV_SEQ", 1, 16, 1, &c->mdev_seq) || !env_uint("VNPU_MDEV_CHECK", 0, 2, 0, &c->mdev_check) ||
         !env_uint("VNPU_OPSTAGE", 0, HTP_OPSTAGE_QUEUE | HTP_OPSTAGE_COMPUTE, HTP_OPSTAGE_QUEUE | HTP_OPSTAGE_COMPUTE,
                   &c->opstage)) {
         return;

@@ -37,6 +37,8 @@ struct htp_config {
     uint32_t mm_path;          /* VNPU_MM_PATH: enum htp_mm_path (auto, hvx, hmx; default auto) */
     uint32_t fence_timeout_ms; /* VNPU_FENCE_TIMEOUT_MS: a row-split group's barrier wait for a peer (1..3600000) */
     uint32_t mbuf_mb;          /* VNPU_MBUF_MB: MiB of the largest HTP buffer, 1..4096 (GGML_HEXAGON_MBUF: 1024) */
+    uint32_t mdev_seq;         /* VNPU_MDEV_SEQ: 1..16 partitions per op, run one after another (1: whole ops) */
+    uint32_t mdev_check;       /* VNPU_MDEV_CHECK: enum htp_mdev_check (0 off) */
 };
 
 /* VNPU_FENCE_TIMEOUT_MS's default: longer than any op of a model this host runs takes on its slowest member (the

@@ -88,6 +88,20 @@ struct htp_prof_row {
     uint64_t npu_usecs; /* the NPU's time for the op */
 };
 
+/* VNPU_MDEV_CHECK's modes. */
+enum htp_mdev_check {
+    HTP_MDEV_CHECK_OFF = 0,
+    HTP_MDEV_CHECK_SEED = 1,  /* a line written by HVX or scalar stores has one device; DMA bytes never overlap */
+    HTP_MDEV_CHECK_LINES = 2, /* DMA writes own their lines as stores do (kernels that split on lines) */
+};
+
+/* How the ops of a request run as partitions one after another (htp-mdev.c). */
+struct htp_mdev_seq {
+    uint32_t count;                             /* partitions per op (mdev_count); 1: whole ops, no partitions */
+    struct vdsp_session *session[HTP_MAX_MDEV]; /* where partition i runs; NULL: the device's own session */
+    uint32_t check;                             /* enum htp_mdev_check */
+};
+
 struct htp_device {
     struct vnpu_device base;
     uint32_t refs; /* holders: vnpu_htp_device_get calls not yet freed (htp-device.c's registry_lock) */
@@ -102,7 +116,8 @@ struct htp_device {
     struct vdsp_buffer *req; /* the request block */
     struct htp_batch *batch; /* the request being built (htp-request.c) */
     uint32_t req_id;
-    uint32_t inject; /* HTP_REQ_INJECT_* for the next request */
+    uint32_t inject;              /* HTP_REQ_INJECT_* for the next request */
+    struct htp_mdev_seq mdev_seq; /* VNPU_MDEV_SEQ, vnpu_htp_device_partitions; check from VNPU_MDEV_CHECK */
     struct htp_stage stage;
 
     struct htp_prof_row prof[HTP_OP_COUNT];
@@ -230,6 +245,23 @@ void htp_batch_free(struct htp_batch *b); /* NULL is a no-op */
 /* The NPU's response to node's op in d's graph compute under way or last (the caller holds d->lock) into *out; false
  * when no op of it computed node. */
 bool htp_request_node_rsp(const struct htp_device *d, const struct vnpu_tensor *node, struct htp_op_rsp *out);
+
+/* Run the request built in d->req (size bytes, mdev_count 1; its buffers' host mappings in vbufs, the node of each
+ * op in op_node for messages) op by op, each op as seq->count one-op requests with mdev_idx 0..count-1 in turn,
+ * partition i on seq->session[i] (NULL: d's own session, reopened after a fault). Every session must be able to
+ * map the request's buffers (they are the same shared DDR). The block is left as built, its response that of the
+ * whole request: the first failing partition's status and message with failed_op its op, per-op times summed over
+ * the partitions. Traces are not recorded. With seq->check, each op's partitions first run on outputs filled with
+ * a poison pattern (an output that overlaps a source: its own bytes) while the session logs its DMA writes, and the
+ * bytes each changed or DMA-wrote are merged per 128-byte line; two devices on one line (docs/HTP.md "Partitions")
+ * is an error naming the op, the tensor, the line and both devices, before the outputs are restored and the
+ * partitions run for the result. Each one-op request carries HTP_REQ_MDEV_ALONE (no fences: its peers run before or
+ * after it). What a row-split group (HTP0[0-1]) sends its requests through under VNPU_MDEV_CHECK, partition k on
+ * member k's session.
+ * Errors: VNPU_STATUS_DEVICE (a partition failed or the check found a shared line; logged), VNPU_STATUS_NO_MEMORY
+ * (the check's copies), the platform's. */
+enum vnpu_status htp_mdev_run(struct htp_device *d, const struct htp_mdev_seq *seq, size_t size,
+                              const struct vdsp_buffer *const *vbufs, const struct vnpu_tensor *const *op_node);
 
 /* Trace records room per NPU thread per request. */
 #define HTP_TRACE_RECORDS 8192

@@ -233,6 +233,7 @@ static enum vnpu_status htp_device_open(uint32_t index, const struct htp_config 
     d->base = (struct vnpu_device){.iface = &htp_device_iface, .ctx = d};
     d->index = index;
     d->cfg = cfg;
+    d->mdev_seq = (struct htp_mdev_seq){.count = cfg->mdev_seq, .check = cfg->mdev_check};
     snprintf(d->name, sizeof(d->name), "HTP%u", index);
     pthread_mutex_init(&d->lock, NULL);
     VNPU_ASSERT(vdsp_target_get(cfg->arch, &d->target));
@@ -314,6 +315,37 @@ bool vnpu_htp_node_rsp(struct vnpu_device *dev, const struct vnpu_tensor *node, 
     const bool found = htp_request_node_rsp(d, node, out);
     pthread_mutex_unlock(&d->lock);
     return found;
+}
+
+enum vnpu_status vnpu_htp_device_partitions(struct vnpu_device *dev, uint32_t n) {
+    if (htp_group_is(dev)) {
+        vnpu_log_error("%s: a row-split group's members already share every op", htp_group_of(dev)->name);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    struct htp_device *d = htp_device_of(dev);
+    if (n < 1 || n > HTP_MAX_MDEV) {
+        vnpu_log_error("%s: %u partitions per op, expected 1..%u", d->name, n, HTP_MAX_MDEV);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    pthread_mutex_lock(&d->lock);
+    d->mdev_seq.count = n;
+    pthread_mutex_unlock(&d->lock);
+    return VNPU_STATUS_OK;
+}
+
+enum vnpu_status vnpu_htp_device_mdev_check(struct vnpu_device *dev, uint32_t mode) {
+    struct htp_device *ds[HTP_MAX_MDEV];
+    const uint32_t n = htp_devices_of(dev, ds);
+    if (mode > HTP_MDEV_CHECK_LINES) {
+        vnpu_log_error("%s: line-ownership check mode %u, expected 0..%u", ds[0]->name, mode, HTP_MDEV_CHECK_LINES);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        pthread_mutex_lock(&ds[k]->lock);
+        ds[k]->mdev_seq.check = mode;
+        pthread_mutex_unlock(&ds[k]->lock);
+    }
+    return VNPU_STATUS_OK;
 }
 
 void vnpu_htp_device_inject(struct vnpu_device *dev, uint32_t flags) {

@@ -29,6 +29,10 @@
  *                  run), hvx (never HMX)
  *   VNPU_FENCE_TIMEOUT_MS  a row-split group's barrier waits this long for a member before it fails the op naming
  *                  the member (1..3600000, default 30000; src/htp/htp-fence.h)
+ *   VNPU_MDEV_SEQ  2..16: every op runs as that many partitions one after another, as vnpu_htp_device_partitions
+ *   VNPU_MDEV_CHECK 1: partitions run one after another (VNPU_MDEV_SEQ, or a group's members) are checked for two
+ *                  devices writing one 128-byte line (DMA writes only for overlapping bytes, the seed's rule); 2: DMA
+ *                  writes own their lines too (docs/HTP.md "Partitions")
  * (VNPU_DMA_STRICT and VNPU_WINDOW_MB, the window: 3200 MiB from v75, 3000 MiB on v73, are the platform's,
  * src/vdsp/vdsp.h.)
  */
@@ -82,6 +86,17 @@ bool vnpu_htp_node_rsp(struct vnpu_device *dev, const struct vnpu_tensor *node, 
 /* Fault injection for tests: the next request carries flags (HTP_REQ_INJECT_*, src/htp/htp-msg.h); on a group,
  * every member's (inject on a member's own HTP<m> device to fault one). */
 void vnpu_htp_device_inject(struct vnpu_device *dev, uint32_t flags);
+
+/* Run every op of dev from now on as n partitions one after another on dev's session (the requests of one op
+ * with mdev_idx 0..n-1 of mdev_count n; n = 1: whole ops again): the output of a row-split group computed by one
+ * session, for tests and the line-ownership checker (VNPU_MDEV_CHECK). Errors: VNPU_STATUS_BAD_ARG (n outside
+ * 1..16). */
+enum vnpu_status vnpu_htp_device_partitions(struct vnpu_device *dev, uint32_t n);
+
+/* The line-ownership check of dev's partitions run one after another from now on, as VNPU_MDEV_CHECK sets it at the
+ * open: 0 off, 1 the seed's rule, 2 DMA writes own their lines too (docs/HTP.md "Partitions"). Errors:
+ * VNPU_STATUS_BAD_ARG (mode above 2). */
+enum vnpu_status vnpu_htp_device_mdev_check(struct vnpu_device *dev, uint32_t mode);
 
 /* True when dev is an HTP device or a group of them. */
 bool vnpu_htp_device_is(const struct vnpu_device *dev);

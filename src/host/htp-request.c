@@ -462,16 +462,34 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
     for (uint32_t i = 0; i < b->n_copies; i++) { /* a written operand too: its bytes the op leaves or reads */
         memcpy(b->copies[i].shared, b->copies[i].t->data, b->copies[i].size);
     }
+    /* partitions one after another (htp_mdev_run): the device's own, or a group's under VNPU_MDEV_CHECK, whose
+     * answer is d's block alone; no trace */
+    const bool checked = g && d->mdev_seq.check != HTP_MDEV_CHECK_OFF;
+    const bool parts = checked || (!g && d->mdev_seq.count > 1);
     req->id = ++d->req_id;
     request_flags(d, req);
+    req->flags &= parts ? ~HTP_REQ_TRACE : ~0u;
+    req->n_trace = parts ? 0 : req->n_trace;
     const size_t size = htp_request_size(d->n_threads);
     const double t_send = now_us();
-    enum vnpu_status st = g ? group_send(g, size) : htp_device_call(d, size);
+    enum vnpu_status st = VNPU_STATUS_OK;
+    if (checked) { /* each member's partition in turn, on its session */
+        struct htp_mdev_seq seq = {.count = g->n, .check = d->mdev_seq.check};
+        for (uint32_t k = 1; k < g->n && st == VNPU_STATUS_OK; k++) {
+            st = htp_device_ready(g->members[k]);
+            seq.session[k] = g->members[k]->session;
+        }
+        st = st == VNPU_STATUS_OK ? htp_mdev_run(d, &seq, size, b->vbufs, b->op_node) : st;
+    } else {
+        st = g       ? group_send(g, size)
+             : parts ? htp_mdev_run(d, &d->mdev_seq, size, b->vbufs, b->op_node)
+                     : htp_device_call(d, size);
+    }
     const double t_recv = now_us();
-    const uint32_t n_members = g ? g->n : 1;
+    const uint32_t n_members = g && !checked ? g->n : 1;
     bool failed = false;
     for (uint32_t k = 0; st == VNPU_STATUS_OK && k < n_members; k++) {
-        const struct htp_device *m = g ? g->members[k] : d;
+        const struct htp_device *m = g && !checked ? g->members[k] : d;
         const struct htp_req *r = m->req->host;
         if (r->rsp.status != HTP_STATUS_OK) {
             batch_log_failure(b, g ? g->name : d->name, g ? m : NULL, r);
@@ -490,7 +508,7 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
     for (uint32_t k = 0; k < n_members; k++) { /* every member's own trace: its FENCE waits show there */
         struct htp_device *m = g ? g->members[k] : d;
         const struct htp_req *r = m->req->host;
-        if (m->tracing && (st == VNPU_STATUS_OK || failed)) {
+        if (m->tracing && !parts && (st == VNPU_STATUS_OK || failed)) {
             htp_trace_request(m, r, t_send, t_recv, b->op_node);
         }
     }

@@ -144,8 +144,8 @@ static void copy_stream_worker(unsigned nth, unsigned ith, void *arg) {
     struct copy_stream *s = arg;
     const struct copy_plan *p = s->plan;
     struct htp_ctx *ctx = s->octx->ctx;
-    const uint64_t first = (uint64_t) s->row_start * p->n_chunks + (uint64_t) p->tasks_per_thread * ith;
-    const uint64_t end = ((uint64_t) s->row_start + s->rows) * p->n_chunks;
+    const uint64_t first = s->task_start + (uint64_t) s->tasks_per_thread * ith;
+    const uint64_t end = s->task_start + s->n_tasks;
     (void) nth;
     if (first >= end) {
         return;
@@ -162,7 +162,7 @@ static void copy_stream_worker(unsigned nth, unsigned ith, void *arg) {
         .half_in = p->block * p->slot_in,
         .half_out = p->block * p->slot_out,
         .next = (uint32_t) first,
-        .end = (uint32_t) HEX_MIN(first + p->tasks_per_thread, end),
+        .end = (uint32_t) HEX_MIN(first + s->tasks_per_thread, end),
     };
     struct copy_block blk[2];
     copy_stream_prologue(&t, blk);
@@ -183,18 +183,27 @@ uint32_t copy_stream_run(struct copy_stream *s) {
         !fastdiv_is(&p->div_ne1, s->ne1) || !fastdiv_is(&p->div_ne12, s->ne1 * s->ne2)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
-    s->row_start = 0;
-    s->rows = s->nrows;
-    if (ctx->mdev.count > 1) { /* DMA-only writes: any row boundary is safe (seed, "128-Byte Cache Line") */
+    s->task_start = 0;
+    s->n_tasks = (uint64_t) s->nrows * p->n_chunks;
+    s->tasks_per_thread = p->tasks_per_thread;
+    if (ctx->mdev.count > 1) {
+        /* DMA-only writes: any task boundary is safe (seed, "128-Byte Cache Line Alignment"). Rows in line-clean
+         * chunks of rows_dst where it has them, or the tasks of a single row (a flat copy) one by one. */
+        const bool one_row = s->nrows == 1;
         const struct htp_tensor_mdev_range range =
-            htp_tensor_mdev_partition(s->nrows, 1, ctx->mdev.idx, ctx->mdev.count, &ctx->mdev.count_div);
-        s->row_start = range.start;
-        s->rows = range.count;
+            htp_mdev_range(ctx, one_row ? p->n_chunks : s->nrows,
+                           one_row || !s->rows_dst ? 1
+                                                   : htp_tensor_mdev_dma_rows_per_chunk(s->rows_dst, s->rows_dst_elem,
+                                                                                        s->ne0 * s->rows_dst_elem));
+        const uint32_t tasks_per_unit = one_row ? 1 : p->n_chunks;
+        s->task_start = (uint64_t) range.start * tasks_per_unit;
+        s->n_tasks = (uint64_t) range.count * tasks_per_unit;
+        s->tasks_per_thread = (uint32_t) HEX_MIN((s->n_tasks + p->n_threads - 1) / p->n_threads, UINT32_MAX);
     }
-    if (s->rows == 0) {
+    if (s->n_tasks == 0) {
         return HTP_STATUS_OK;
     }
-    if ((uint64_t) p->tasks_per_thread * p->n_threads < (uint64_t) s->rows * p->n_chunks) {
+    if ((uint64_t) s->tasks_per_thread * p->n_threads < s->n_tasks) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     s->layout = copy_plan_layout(p);

@@ -120,13 +120,18 @@ struct copy_stream {
     struct htp_op_ctx *octx;
     const struct copy_plan *plan; /* inside the op's kernel_params */
     const struct copy_ops *ops;
-    const void *params;       /* the op's kernel_params and state, for the callbacks */
-    uint32_t ne0;             /* elements per row of the iteration tensor */
-    uint32_t ne1, ne2, nrows; /* its ne1, ne2 and rows ne1 * ne2 * ne3 */
-    uint32_t n_reads;         /* descriptors push_reads pushes per task */
+    const void *params;                /* the op's kernel_params and state, for the callbacks */
+    uint32_t ne0;                      /* elements per row of the iteration tensor */
+    uint32_t ne1, ne2, nrows;          /* its ne1, ne2 and rows ne1 * ne2 * ne3 */
+    uint32_t n_reads;                  /* descriptors push_reads pushes per task */
+    const struct htp_tensor *rows_dst; /* the tensor written row for row (row r of the iteration is its flat row r),
+                                          whose line-clean chunks a device's share of the rows comes in; NULL when
+                                          rows land elsewhere (SET_ROWS, a flattening copy): any row */
+    uint32_t rows_dst_elem;            /* its element bytes */
     /* Set by copy_stream_run: */
-    uint32_t row_start; /* this device's rows: [row_start, row_start + rows) */
-    uint32_t rows;
+    uint64_t task_start; /* this device's tasks (a task: a chunk of a row, row-major): [task_start, + n_tasks) */
+    uint64_t n_tasks;
+    uint32_t tasks_per_thread; /* thread i starts at task_start + i * this */
     struct copy_layout layout;
     uint32_t bad_task; /* the first task a worker found without a source; COPY_STREAM_NO_TASK: none */
     int64_t bad_index; /* its index, as its push_reads read it */
@@ -135,8 +140,8 @@ struct copy_stream {
 /* Run s over the plan's threads: an htp status (HTP_STATUS_FAULT when a worker faulted, INVAL_PARAMS when the
  * plan does not fit the session or the stream's shape (its fastdiv values included), or a task had no source, which the
  * op's report_bad describes in the response). A device
- * that shares the op with others (mdev) takes its share of the rows; its writes are DMA only, so any row split keeps
- * devices off each other's lines. */
+ * that shares the op with others (mdev) takes its share of the rows, in chunks of rows_per_chunk (a single row: its
+ * share of the row's tasks); its writes are DMA only, so any split keeps devices off each other's bytes. */
 uint32_t copy_stream_run(struct copy_stream *s);
 
 #endif /* VNPU_COPY_STREAM_H */

@@ -144,6 +144,8 @@ uint32_t op_cpy(struct htp_op_ctx *octx) {
         .ne2 = kp->mode == CPY_MODE_FLAT ? 1 : c.walked->ne[2],
         .nrows = kp->mode == CPY_MODE_FLAT ? 1 : htp_tensor_nrows(c.walked),
         .n_reads = 1,
+        .rows_dst = c.walked == dst ? dst : NULL, /* CPY_MODE_DST_FLAT walks src's rows */
+        .rows_dst_elem = dst_size,
     };
     return copy_stream_run(&s);
 }

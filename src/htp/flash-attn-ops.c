@@ -50,6 +50,7 @@ struct fa_ctx {
     uint32_t gqa;         /* query heads per K/V head */
     uint32_t row_start;   /* this device's query rows: [row_start, row_start + nrows) */
     uint32_t nrows;
+    uint32_t rows_per_thread; /* thread i starts at row_start + i * this */
 };
 
 /* One (query block, KV block) pair. */
@@ -400,7 +401,7 @@ static void fa_epilogue(struct fa_thread *t) {
 static void fa_worker(unsigned nth, unsigned ith, void *arg) {
     const struct fa_ctx *c = arg;
     struct htp_ctx *ctx = c->octx->ctx;
-    const uint64_t first = c->row_start + (uint64_t) c->kp->rows_per_thread * ith;
+    const uint64_t first = c->row_start + (uint64_t) c->rows_per_thread * ith;
     const uint32_t end = c->row_start + c->nrows;
     (void) nth;
     if (first >= end) {
@@ -413,7 +414,7 @@ static void fa_worker(unsigned nth, unsigned ith, void *arg) {
         .tr = &ctx->trace[ith],
         .slice = ctx->vtcm + (size_t) ith * c->l.per_thread,
         .cur = {.ir = (uint32_t) first},
-        .end = (uint32_t) HEX_MIN(first + c->kp->rows_per_thread, (uint64_t) end),
+        .end = (uint32_t) HEX_MIN(first + c->rows_per_thread, (uint64_t) end),
         .p = p,
     };
     struct fa_task task[2];
@@ -478,20 +479,23 @@ uint32_t op_flash_attn(struct htp_op_ctx *octx) {
     c.dv = c.v->ne[0];
     c.n_kv = c.k->ne[1];
     c.gqa = c.q->ne[2] / c.k->ne[2];
-    /* Results reach DDR only by DMA, which the 128-byte line rule does not constrain: any row split is safe. */
+    /* Results reach DDR only by DMA, which the 128-byte line rule does not constrain: any split of the query rows
+     * is safe. Query row (i1, i2) is dst row (i2, i1) (dst is [dv, n_head, n_q]), so runs of query rows are not runs
+     * of dst rows and no row count makes the chunks line-clean. */
     const uint32_t total_rows = htp_tensor_nrows(c.q);
     c.row_start = 0;
     c.nrows = total_rows;
+    c.rows_per_thread = kp->rows_per_thread;
     if (ctx->mdev.count > 1) {
-        const struct htp_tensor_mdev_range range =
-            htp_tensor_mdev_partition(total_rows, 1, ctx->mdev.idx, ctx->mdev.count, &ctx->mdev.count_div);
+        const struct htp_tensor_mdev_range range = htp_mdev_range(ctx, total_rows, 1);
         c.row_start = range.start;
         c.nrows = range.count;
+        c.rows_per_thread = htp_rows_per_thread(c.nrows, kp->n_threads);
     }
     if (c.nrows == 0) {
         return HTP_STATUS_OK;
     }
-    if ((uint64_t) kp->rows_per_thread * kp->n_threads < c.nrows) {
+    if ((uint64_t) c.rows_per_thread * kp->n_threads < c.nrows) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     c.l = flash_attn_layout(kp, c.d, c.dv, c.k->nb[0], c.v->nb[0], c.mask ? c.mask->nb[0] : 0);

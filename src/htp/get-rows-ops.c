@@ -190,6 +190,8 @@ uint32_t op_get_rows(struct htp_op_ctx *octx) {
         .ne2 = dst->ne[2],
         .nrows = htp_tensor_nrows(dst),
         .n_reads = c.type ? c.layout->n_dma : 1,
+        .rows_dst = dst,
+        .rows_dst_elem = 4,
     };
     return copy_stream_run(&s);
 }

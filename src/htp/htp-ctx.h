@@ -36,6 +36,7 @@ struct htp_mdev {
     uint32_t count;
     struct fastdiv_values count_div;
     struct htp_fence fence; /* the group's barriers (count > 1), set per request from its header */
+    uint32_t inject;        /* the request's HTP_REQ_INJECT_MDEV_* (tests) */
 };
 
 struct htp_ctx {
@@ -68,6 +69,28 @@ struct htp_op_ctx {
     const struct htp_tensor *dst[HTP_MAX_DST];
     struct htp_tensor tensors[HTP_MAX_SRC + HTP_MAX_DST]; /* what src[] and dst[] point to */
 };
+
+/* This device's share of total_units in chunks of units_per_chunk: htp_tensor_mdev_partition with the session's
+ * place in its group, skewed as the request's test flags ask (HTP_REQ_INJECT_MDEV_ROW: a device past 0 starts one
+ * unit early; HTP_REQ_INJECT_MDEV_LINE: chunks of half the units). Only called under ctx->mdev.count > 1. */
+static inline struct htp_tensor_mdev_range htp_mdev_range(const struct htp_ctx *ctx, uint32_t total_units,
+                                                          uint32_t units_per_chunk) {
+    const uint32_t per =
+        (ctx->mdev.inject & HTP_REQ_INJECT_MDEV_LINE) && units_per_chunk > 1 ? units_per_chunk / 2 : units_per_chunk;
+    struct htp_tensor_mdev_range r =
+        htp_tensor_mdev_partition(total_units, per, ctx->mdev.idx, ctx->mdev.count, &ctx->mdev.count_div);
+    if ((ctx->mdev.inject & HTP_REQ_INJECT_MDEV_ROW) && r.start > 0 && r.count > 0) {
+        r.start--;
+        r.count++;
+    }
+    return r;
+}
+
+/* Rows per worker when n rows are split over n_threads workers: ceil(n / n_threads). For a device's share of an op,
+ * once per op (the host's plan counts the whole op's rows). */
+static inline uint32_t htp_rows_per_thread(uint32_t n, uint32_t n_threads) {
+    return (uint32_t) (((uint64_t) n + n_threads - 1) / n_threads);
+}
 
 /* The op's kernel_params as its struct (each <op>-ops.h static_asserts it fits). */
 static inline const void *htp_op_kparams(const struct htp_op_ctx *octx) {

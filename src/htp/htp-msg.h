@@ -207,13 +207,21 @@ struct htp_rsp {
 };
 
 /* Request flags. */
-#define HTP_REQ_PROFILE      1u /* fill htp_op_prof */
-#define HTP_REQ_TRACE        2u /* fill the trace area */
-#define HTP_REQ_INJECT_LOAD  4u /* fault injection (tests): in op 0, a worker loads from device address 0 */
-#define HTP_REQ_INJECT_DMA   8u /* fault injection (tests): in op 0, a worker pushes a DMA row ending past VTCM */
+#define HTP_REQ_PROFILE          1u /* fill htp_op_prof */
+#define HTP_REQ_TRACE            2u /* fill the trace area */
+#define HTP_REQ_INJECT_LOAD      4u /* fault injection (tests): in op 0, a worker loads from device address 0 */
+#define HTP_REQ_INJECT_DMA       8u /* fault injection (tests): in op 0, a worker pushes a DMA row ending past VTCM */
 /* Fault injection (tests): in op 0 the device does not arrive at the pre-op barrier; it waits, without signalling,
  * until a peer reports the timeout (htp-fence.h), as a device that stopped answering would. */
-#define HTP_REQ_INJECT_STALL 16u
+#define HTP_REQ_INJECT_STALL     16u
+/* Partition skews (tests of the line-ownership checker, VNPU_MDEV_CHECK) in every op of a request with mdev_count > 1
+ * (htp_mdev_range, src/htp/htp-ctx.h). ROW: a device past 0 starts one unit early, off by one row into the device
+ * before. LINE: chunks of half the units the line rule asks, so partitions split 128-byte lines. */
+#define HTP_REQ_INJECT_MDEV_ROW  32u
+#define HTP_REQ_INJECT_MDEV_LINE 64u
+/* The request is one partition (mdev_idx of mdev_count) run alone, its peers one after another on this or other
+ * sessions (the host's htp_mdev_run: tests and the line-ownership checker): no fences, no barriers, no flush. */
+#define HTP_REQ_MDEV_ALONE       128u
 
 #define HTP_NO_FENCE 0xFFFFFFFFu /* fence_bi of a request with mdev_count 1 */
 

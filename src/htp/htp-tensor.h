@@ -99,28 +99,48 @@ static inline bool htp_tensor_mdev_data_aligned(const struct htp_tensor *t) {
     return hex_is_aligned(t->data, HTP_TENSOR_MDEV_LINE_SIZE);
 }
 
-/* Rows per chunk so that a chunk of rows of row_size bytes is a whole number of 128-byte lines:
- * 128 / gcd(row_size, 128), or 1 when the row and outer strides are multiples of 128 bytes. False when
- * the tensor cannot be split by rows without two devices writing one line (unaligned base, elements not
- * dense, an outer stride that is not a whole number of lines nor dense). */
+/* Whether t's strides step backwards somewhere: nb0 > nb1, nb1 > nb2 or nb2 > nb3 (a permuted view). */
+static inline bool htp_tensor_is_permuted(const struct htp_tensor *t) {
+    return t->nb[0] > t->nb[1] || t->nb[1] > t->nb[2] || t->nb[2] > t->nb[3];
+}
+
+/* Rows per chunk so that a chunk of rows of row_size bytes is a whole number of 128-byte lines (the seed's
+ * htp_tensor_mdev_rows_per_chunk, ../shared/design/htp-reference-notes.md 9.3): 1 when the row stride and the outer
+ * strides of the dimensions above 1 are multiples of 128 bytes; else, for a densely packed tensor (nb1 = row_size,
+ * nb2 = nb1 * ne1, nb3 = nb2 * ne2 where those dimensions are above 1), 128 / gcd(row_size, 128) (1 for rows of 0
+ * bytes). False, *rows_per_chunk 0, when the tensor cannot be split by rows without two devices writing one line:
+ * base not on a line, elements not dense (nb0 != elem_size with ne0 > 1), permuted, or strides neither lines nor
+ * dense. */
 static inline bool htp_tensor_mdev_rows_per_chunk(const struct htp_tensor *t, uint32_t elem_size, uint32_t row_size,
                                                   uint32_t *rows_per_chunk) {
     *rows_per_chunk = 0;
-    if (!htp_tensor_mdev_data_aligned(t) || t->nb[0] != elem_size) {
+    if (!htp_tensor_mdev_data_aligned(t) || (t->nb[0] != elem_size && t->ne[0] != 1) || htp_tensor_is_permuted(t)) {
         return false;
     }
     const uint32_t line = HTP_TENSOR_MDEV_LINE_SIZE;
-    const bool lines = t->nb[1] % line == 0 && t->nb[2] % line == 0 && t->nb[3] % line == 0;
-    if (lines) {
+    const bool lines = (t->ne[1] <= 1 || t->nb[1] % line == 0) && (t->ne[2] <= 1 || t->nb[2] % line == 0) &&
+                       (t->ne[3] <= 1 || t->nb[3] % line == 0);
+    if (t->ne[1] > 1 && lines) {
         *rows_per_chunk = 1;
         return true;
     }
-    const bool dense = t->nb[1] == row_size && t->nb[2] == t->nb[1] * t->ne[1] && t->nb[3] == t->nb[2] * t->ne[2];
+    const bool dense = (t->ne[1] <= 1 || t->nb[1] == row_size) && (t->ne[2] <= 1 || t->nb[2] == t->nb[1] * t->ne[1]) &&
+                       (t->ne[3] <= 1 || t->nb[3] == t->nb[2] * t->ne[2]);
     if (!dense) {
         return false;
     }
-    *rows_per_chunk = line / hex_gcd_u32(row_size, line);
+    *rows_per_chunk = row_size == 0 ? 1 : line / hex_gcd_u32(row_size, line);
     return true;
+}
+
+/* Rows per chunk for a kernel that writes t only by DMA: the line-clean chunk of htp_tensor_mdev_rows_per_chunk when
+ * t's layout has one, else 1. DMA writes may split a line (seed, "128-Byte Cache Line Alignment"), so a layout the
+ * line rule refuses still splits by rows instead of falling back to device 0; line-clean chunks where they exist keep
+ * the kernel right if it ever writes through HVX stores. */
+static inline uint32_t htp_tensor_mdev_dma_rows_per_chunk(const struct htp_tensor *t, uint32_t elem_size,
+                                                          uint32_t row_size) {
+    uint32_t rows_per_chunk = 0;
+    return htp_tensor_mdev_rows_per_chunk(t, elem_size, row_size, &rows_per_chunk) ? rows_per_chunk : 1;
 }
 
 /* One device's share [start, start + count) of total_units. */
@@ -129,27 +149,31 @@ struct htp_tensor_mdev_range {
     uint32_t count;
 };
 
-/* Split total_units in chunks of units_per_chunk over mdev_count devices (count_div: fastdiv of
- * mdev_count): whole chunks evenly, the remainder units to the last device. When units_per_chunk is 0
- * (unsafe to split) or there are fewer chunks than devices, device 0 takes everything and the others
- * nothing. */
+/* Device mdev_idx's share of total_units split in chunks of units_per_chunk over mdev_count devices (count_div: the
+ * fastdiv values of mdev_count), the seed's htp_tensor_mdev_partition: ceil(chunks / mdev_count) chunks per device,
+ * the last device taking what is left (the units past the whole chunks included; a device may get none). One device:
+ * everything. units_per_chunk 0 (unsafe to split) or fewer whole chunks than devices: device 0 takes everything,
+ * the others {total_units, 0}. */
 static inline struct htp_tensor_mdev_range htp_tensor_mdev_partition(uint32_t total_units, uint32_t units_per_chunk,
                                                                      uint32_t mdev_idx, uint32_t mdev_count,
                                                                      const struct fastdiv_values *count_div) {
-    struct htp_tensor_mdev_range r = {0, 0};
+    struct htp_tensor_mdev_range r = {0, total_units};
+    if (mdev_count <= 1) {
+        return r;
+    }
     const uint32_t n_chunks = units_per_chunk ? total_units / units_per_chunk : 0;
     if (n_chunks < mdev_count) {
-        if (mdev_idx == 0) {
-            r.count = total_units;
+        if (mdev_idx != 0) {
+            r.start = total_units;
+            r.count = 0;
         }
         return r;
     }
-    const uint32_t chunks_per_dev = fastdiv(n_chunks, count_div);
-    r.start = mdev_idx * chunks_per_dev * units_per_chunk;
-    r.count = chunks_per_dev * units_per_chunk;
-    if (mdev_idx == mdev_count - 1) {
-        r.count = total_units - r.start;
-    }
+    const uint32_t q = fastdiv(n_chunks, count_div);
+    const uint64_t per_dev = (uint64_t) (q + (q * mdev_count != n_chunks)) * units_per_chunk; /* ceil, no overflow */
+    const uint64_t start = HEX_MIN((uint64_t) mdev_idx * per_dev, (uint64_t) total_units);
+    r.start = (uint32_t) start;
+    r.count = mdev_idx == mdev_count - 1 ? total_units - r.start : (uint32_t) HEX_MIN(per_dev, total_units - start);
     return r;
 }
 

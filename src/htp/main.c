@@ -580,7 +580,7 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
     const uint32_t prefix = m->len;
     const uint32_t inject = i == 0 ? b->hdr.flags & (HTP_REQ_INJECT_LOAD | HTP_REQ_INJECT_DMA) : 0;
     const struct htp_fence *f = &ctx->mdev.fence;
-    const bool group = ctx->mdev.count > 1;
+    const bool group = ctx->mdev.count > 1 && !(b->hdr.flags & HTP_REQ_MDEV_ALONE); /* its peers run now */
     uint32_t st = op_resolve(ctx, b, &octx, m);
     if (group) { /* input prep done: the pre-op barrier (htp-fence.h) */
         if (i == 0 && (b->hdr.flags & HTP_REQ_INJECT_STALL)) {
@@ -748,10 +748,12 @@ static void htp_process(void *npu_ctx, void *block, uint32_t size) {
         ctx->mdev.idx = b.hdr.mdev_idx;
         ctx->mdev.count = b.hdr.mdev_count;
         ctx->mdev.count_div = fastdiv_init(b.hdr.mdev_count);
+        ctx->mdev.inject = b.hdr.flags & (HTP_REQ_INJECT_MDEV_ROW | HTP_REQ_INJECT_MDEV_LINE);
         st = batch_map(ctx, &b, &m);
-        if (b.hdr.mdev_count > 1 && st == HTP_STATUS_OK) {
+        const bool fenced = b.hdr.mdev_count > 1 && !(b.hdr.flags & HTP_REQ_MDEV_ALONE);
+        if (fenced && st == HTP_STATUS_OK) {
             st = fence_setup(ctx, &b, &m) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
-        } else if (b.hdr.mdev_count > 1) { /* the peers end at their first barrier instead of waiting it out */
+        } else if (fenced) { /* the peers end at their first barrier instead of waiting it out */
             char scratch[HTP_STATUS_MSG_LEN];
             struct htp_msg sm = {scratch, 0};
             if (fence_setup(ctx, &b, &sm)) {

@@ -68,9 +68,12 @@ uint32_t matmul_run_init(struct matmul_run *r, struct htp_op_ctx *octx, const st
     r->act = ctx->vtcm + layout.act;
     r->n_ct = p->n_col_tiles;
     if (ctx->mdev.count > 1) {
-        const bool lines = htp_tensor_mdev_data_aligned(r->dst) && r->dst->nb[1] % HTP_TENSOR_MDEV_LINE_SIZE == 0;
-        const struct htp_tensor_mdev_range range = htp_tensor_mdev_partition(
-            p->n_col_tiles, lines ? 1 : 0, ctx->mdev.idx, ctx->mdev.count, &ctx->mdev.count_div);
+        /* Devices split the weight rows (dst's ne0) in column tiles of 32 (128 bytes of f32 dst per column), not the
+         * columns: a decode step has one column (one token) and still splits, every device reads only its share of
+         * the weights (the bytes a matmul streams), and every device needs all of src1, which is small. dst reaches
+         * DDR only by DMA, so a tile boundary is safe whatever dst's alignment (where dst's rows start on lines,
+         * each tile is whole lines of every column); the last device takes a partial last tile. */
+        const struct htp_tensor_mdev_range range = htp_mdev_range(ctx, p->n_col_tiles, 1);
         r->ct_start = range.start;
         r->n_ct = range.count;
     }

@@ -96,7 +96,8 @@ struct row_stream {
     /* Set by row_stream_run: */
     uint32_t row_start; /* this device's rows of dst: [row_start, row_start + nrows) */
     uint32_t nrows;
-    uint32_t src1_rep; /* copies of a src1 row in a dst row: ne0 / ne10 (0 without src1) */
+    uint32_t rows_per_thread; /* thread i starts at row_start + i * this */
+    uint32_t src1_rep;        /* copies of a src1 row in a dst row: ne0 / ne10 (0 without src1) */
     struct row_layout layout;
 };
 

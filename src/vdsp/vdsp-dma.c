@@ -17,6 +17,7 @@
 #include "vdsp-impl.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum dma_side { DMA_SIDE_BAD = -1, DMA_SIDE_VTCM = 0, DMA_SIDE_DDR = 1 };
@@ -32,6 +33,7 @@ enum vnpu_status vdsp_dma_init(struct vdsp_device *dev, uint32_t n_queues) {
         dev->dma[i].index = i;
     }
     dev->n_dma = n_queues;
+    pthread_mutex_init(&dev->dma_log_lock, NULL);
     return VNPU_STATUS_OK;
 }
 
@@ -39,6 +41,54 @@ void vdsp_dma_free(struct vdsp_device *dev) {
     free(dev->dma);
     dev->dma = NULL;
     dev->n_dma = 0;
+    free(dev->dma_log);
+    dev->dma_log = NULL;
+    pthread_mutex_destroy(&dev->dma_log_lock);
+}
+
+void vdsp_dma_log(struct vdsp_device *dev, bool on) {
+    pthread_mutex_lock(&dev->dma_log_lock);
+    dev->dma_log_on = on;
+    if (on) {
+        dev->n_dma_log = 0;
+        dev->dma_log_lost = false;
+    }
+    pthread_mutex_unlock(&dev->dma_log_lock);
+}
+
+/* Log descriptor d (checked, destination in DDR) as buffer bytes: the mapping holding its first byte names them
+ * (dma_check put its whole extent inside one mapping). */
+static void dma_log_write(struct vdsp_device *dev, const struct vdsp_dma_desc *d) {
+    const size_t woff = (size_t) (d->dst - dev->window);
+    const uint32_t page = (uint32_t) (woff >> dev->page_shift);
+    struct vdsp_dma_write w = {.fd = -1, .stride = d->dst_stride, .row_size = d->row_size, .nrows = d->nrows};
+    pthread_mutex_lock(&dev->window_lock);
+    for (uint32_t i = 0; i < dev->n_maps; i++) {
+        const struct vdsp_mapping *m = &dev->maps[i];
+        if (page >= m->first && page < m->first + m->npages) {
+            w.fd = m->fd;
+            w.offset = woff - ((size_t) m->first << dev->page_shift);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&dev->window_lock);
+    pthread_mutex_lock(&dev->dma_log_lock);
+    if (w.fd < 0) {
+        dev->dma_log_lost = true;
+    } else if (dev->n_dma_log == dev->cap_dma_log) {
+        const size_t cap = dev->cap_dma_log ? 2 * dev->cap_dma_log : 1024;
+        struct vdsp_dma_write *grown = realloc(dev->dma_log, cap * sizeof(*grown));
+        if (grown) {
+            dev->dma_log = grown;
+            dev->cap_dma_log = cap;
+        } else {
+            dev->dma_log_lost = true;
+        }
+    }
+    if (w.fd >= 0 && dev->n_dma_log < dev->cap_dma_log) {
+        dev->dma_log[dev->n_dma_log++] = w;
+    }
+    pthread_mutex_unlock(&dev->dma_log_lock);
 }
 
 struct vdsp_dma_queue *vdsp_dma_queue_get(struct vdsp_device *dev, uint32_t thread) {
@@ -161,6 +211,9 @@ bool vdsp_dma_push(struct vdsp_dma_queue *q, void *dst, const void *src, size_t 
         d->to_ddr = dma_check(q, d);
         if (d->to_ddr) {
             q->bytes_to_ddr += bytes;
+            if (q->dev->dma_log_on) {
+                dma_log_write(q->dev, d);
+            }
         } else {
             q->bytes_to_vtcm += bytes;
         }

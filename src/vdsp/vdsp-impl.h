@@ -91,6 +91,13 @@ struct vdsp_device {
     uint32_t n_dma;
     struct vdsp_dma_queue *dma; /* n_dma queues */
 
+    /* the DDR-write log (vdsp_session_dma_log): on between a start and a stop */
+    bool dma_log_on;
+    pthread_mutex_t dma_log_lock; /* the NPU threads append, each with its own queue */
+    struct vdsp_dma_write *dma_log;
+    size_t n_dma_log, cap_dma_log;
+    bool dma_log_lost;
+
     pthread_mutex_t threads_lock;
     struct vdsp_thread threads[VDSP_MAX_THREADS];
 
@@ -158,6 +165,8 @@ void vdsp_hvx_unwind(struct vdsp_device *dev, uint32_t hvx_depth, uint32_t hmx_d
 
 enum vnpu_status vdsp_dma_init(struct vdsp_device *dev, uint32_t n_queues);
 void vdsp_dma_free(struct vdsp_device *dev);
+/* Start (on: emptied) or stop the DDR-write log; no DMA may be in progress. */
+void vdsp_dma_log(struct vdsp_device *dev, bool on);
 /* Drop every queued descriptor (after a request; in strict mode their copies never happen). Returns how
  * many descriptors queue q held. */
 uint32_t vdsp_dma_reset(struct vdsp_dma_queue *q);

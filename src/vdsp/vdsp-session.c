@@ -331,6 +331,16 @@ size_t vdsp_session_window_size(const struct vdsp_session *s) {
     return s->dev->window_size;
 }
 
+void vdsp_session_dma_log(struct vdsp_session *s, bool on) {
+    vdsp_dma_log(s->dev, on);
+}
+
+const struct vdsp_dma_write *vdsp_session_dma_writes(const struct vdsp_session *s, size_t *n, bool *lost) {
+    *n = s->dev->n_dma_log;
+    *lost = s->dev->dma_log_lost;
+    return s->dev->dma_log;
+}
+
 bool vdsp_session_window_fits(const struct vdsp_session *s, const uint64_t *sizes, uint32_t n) {
     return vdsp_window_fits(s->dev, sizes, n);
 }

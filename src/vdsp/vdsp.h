@@ -122,6 +122,25 @@ enum vnpu_status vdsp_session_wait(struct vdsp_session *s, struct vdsp_call *cal
 /* vdsp_session_submit, then vdsp_session_wait: one request, answered. */
 enum vnpu_status vdsp_session_call(struct vdsp_session *s, struct vdsp_buffer *buf, size_t offset, size_t size);
 
+/* One DMA descriptor that wrote shared DDR: nrows rows of row_size bytes, stride bytes apart, from byte offset of
+ * the buffer whose fd is fd (as the session had it mapped when the descriptor was pushed). */
+struct vdsp_dma_write {
+    int fd;
+    uint64_t offset;
+    uint64_t stride;
+    uint64_t row_size;
+    uint32_t nrows;
+};
+
+/* Start (on) or stop logging the DDR writes of s's DMA engine; starting empties the log. For the multi-device
+ * line-ownership checker (src/host, docs/HTP.md "Partitions"): the host runs one partition, then reads which DDR
+ * bytes its DMA wrote. No request may be in progress. */
+void vdsp_session_dma_log(struct vdsp_session *s, bool on);
+/* The descriptors logged since the log was started, in push order per NPU thread (*n of them; valid until the log
+ * is started again or the session closes). *lost: some were dropped (out of memory, or a destination in no
+ * mapping). */
+const struct vdsp_dma_write *vdsp_session_dma_writes(const struct vdsp_session *s, size_t *n, bool *lost);
+
 /* True once a request faulted the session (bad address, DMA error in strict mode, ...); the reason is
  * in the response of that request and was logged. */
 bool vdsp_session_faulted(const struct vdsp_session *s);

@@ -1,13 +1,15 @@
 /*
  * vnpu-test-ops: every NPU op against the CPU reference (the project's test-backend-ops).
  *
- *   vnpu-test-ops [test|perf] [-o OP] [-b DEV] [-q] [-l] [-t N] [--trace FILE]
+ *   vnpu-test-ops [test|perf] [-o OP] [-b DEV] [-q] [-l] [-t N] [--mdev N] [--trace FILE]
  *
  * Runs the cases of test-ops-cases.c on the device under test and on the CPU and prints one line per case,
  * "  ADD(type=f32,ne=[5,7,11,13],src1=[5,7,11,13]): OK  NMSE 0 <= 1e-07" (the case's NMSE and its bound), or FAIL
  * with the reason; exits 0 only when every selected case passed. perf mode also times the device on each case (in
  * place of the NMSE). The environment of the HTP devices applies (VNPU_NHVX workers, VNPU_DMA_STRICT=1, VNPU_ARCH,
- * ...).
+ * ...). --mdev N runs each passing case again with every op as N partitions one after another on the HTP device
+ * (mdev_idx 0..N-1 of N: what each session of a row-split group computes) and requires every tensor bitwise equal
+ * to the single-device run; with VNPU_MDEV_CHECK=1 the partitions are also checked for shared lines.
  */
 #include "cpu-backend.h"
 #include "htp-host.h"
@@ -31,6 +33,8 @@ static void usage(FILE *out) {
                  "  -q, --quick          only the quick subset\n"
                  "  -l, --list           print the selected cases and exit\n"
                  "  -t, --threads N      CPU reference threads (default 2)\n"
+                 "      --mdev N         also run every case as N partitions per op (2..16, HTP devices), bitwise\n"
+                 "                       against the single-device run\n"
                  "      --trace FILE     write the device's Perfetto trace (HTP devices)\n"
                  "  -h, --help\n");
 }
@@ -43,6 +47,7 @@ struct args {
     bool list;
     int threads;
     const char *trace;
+    uint32_t mdev;
 };
 
 static void parse_args(int argc, char **argv, struct args *a) {
@@ -65,6 +70,8 @@ static void parse_args(int argc, char **argv, struct args *a) {
         } else if (IS("-t", "--threads")) {
             a->threads =
                 (int) tool_parse_int(TOOL, o, tool_option_value(TOOL, argc, argv, &i), 1, VNPU_CPU_MAX_THREADS);
+        } else if (strcmp(o, "--mdev") == 0) {
+            a->mdev = (uint32_t) tool_parse_int(TOOL, o, tool_option_value(TOOL, argc, argv, &i), 2, 16);
         } else if (strcmp(o, "--trace") == 0) {
             a->trace = tool_option_value(TOOL, argc, argv, &i);
         } else if (IS("-h", "--help")) {
@@ -118,11 +125,16 @@ int main(int argc, char **argv) {
     }
     struct vnpu_device *dut = open_device(a.backend, a.threads);
     struct vnpu_device *ref = open_device("CPU", a.threads);
+    if (a.mdev && !vnpu_htp_device_is(dut)) {
+        fprintf(stderr, TOOL ": --mdev needs an HTP device, not %s\n", a.backend);
+        return 2;
+    }
     if (a.trace && (!vnpu_htp_device_is(dut) || vnpu_htp_device_trace(dut, a.trace) != VNPU_STATUS_OK)) {
         fprintf(stderr, TOOL ": cannot trace %s to %s\n", a.backend, a.trace);
         return 1;
     }
-    printf("Testing %s against CPU%s\n", a.backend, a.perf ? " (perf)" : "");
+    printf("Testing %s against CPU%s", a.backend, a.perf ? " (perf)" : "");
+    printf(a.mdev ? ", and as %u partitions per op against itself\n" : "\n", a.mdev);
     int n_run = 0, n_pass = 0, n_unsupported = 0;
     for (size_t i = 0; i < ops_n_cases; i++) {
         char name[256], detail[256];
@@ -130,7 +142,7 @@ int main(int argc, char **argv) {
         if (!case_selected(&a, &ops_cases[i], name)) {
             continue;
         }
-        const enum ops_result r = ops_run_case(&ops_cases[i], dut, ref, a.perf, detail, sizeof(detail));
+        const enum ops_result r = ops_run_case(&ops_cases[i], dut, ref, a.perf, a.mdev, detail, sizeof(detail));
         n_run++;
         n_pass += r == OPS_PASS;
         n_unsupported += r == OPS_UNSUPPORTED;

@@ -415,8 +415,43 @@ static enum ops_result ops_compare(const struct ops_case *c, const struct ops_ki
     return OPS_PASS;
 }
 
+/* Case c again on dut (an HTP device) with every op run as mdev partitions one after another (d: the case's
+ * single-device side, computed): every tensor's memory must be bitwise d's, since partitioning changes no row's
+ * arithmetic. */
+static enum ops_result ops_mdev_compare(const struct ops_case *c, const struct ops_kind *k, const char *name,
+                                        struct vnpu_device *dut, uint32_t mdev, const struct ops_side *d, char *detail,
+                                        size_t size) {
+    struct ops_side m;
+    enum vnpu_status st = ops_side_build(&m, c, k, name, vnpu_device_buffer_type(dut), dut);
+    if (st == VNPU_STATUS_OK && (st = vnpu_htp_device_partitions(dut, mdev)) == VNPU_STATUS_OK) {
+        st = vnpu_sched_graph_compute(&dut, 1, m.g);
+        vnpu_htp_device_partitions(dut, 1);
+    }
+    enum ops_result res = OPS_PASS;
+    if (st != VNPU_STATUS_OK) {
+        snprintf(detail, size, "compute in %u partitions failed: %s", mdev, vnpu_status_str(st));
+        res = OPS_FAIL;
+    } else if (!ops_guards_ok(&m)) {
+        snprintf(detail, size, "%u partitions: a write outside the tensors (sentinel bytes changed)", mdev);
+        res = OPS_FAIL;
+    }
+    for (int i = 0; i < m.n_owners && res == OPS_PASS; i++) {
+        const uint8_t *a = m.owners[i]->data, *b = d->owners[i]->data;
+        for (size_t j = 0; j < m.owner_size[i]; j++) {
+            if (a[j] != b[j]) {
+                snprintf(detail, size, "%u partitions: byte %zu of tensor '%s' is 0x%02x, one device wrote 0x%02x",
+                         mdev, j, m.owners[i]->name, a[j], b[j]);
+                res = OPS_FAIL;
+                break;
+            }
+        }
+    }
+    ops_side_free(&m);
+    return res;
+}
+
 enum ops_result ops_run_case(const struct ops_case *c, struct vnpu_device *dut, struct vnpu_device *ref, bool perf,
-                             char *detail, size_t size) {
+                             uint32_t mdev, char *detail, size_t size) {
     char name[256];
     ops_case_name(c, name, sizeof(name));
     detail[0] = 0;
@@ -441,6 +476,15 @@ enum ops_result ops_run_case(const struct ops_case *c, struct vnpu_device *dut, 
         snprintf(detail, size, "compute failed: %s", vnpu_status_str(st));
     } else {
         res = ops_compare(c, k, dut, &d, &r, detail, size);
+    }
+    if (res == OPS_PASS && mdev > 1) {
+        char why[256];
+        if (ops_mdev_compare(c, k, name, dut, mdev, &d, why, sizeof(why)) == OPS_PASS) {
+            snprintf(detail + strlen(detail), size - strlen(detail), ", %u partitions bitwise equal", mdev);
+        } else {
+            snprintf(detail, size, "%s", why);
+            res = OPS_FAIL;
+        }
     }
     if (res == OPS_PASS && perf) {
         size_t bytes = 0;

@@ -25,8 +25,10 @@ enum ops_result {
 
 /* Run case c: dut computes, ref (the CPU device) is the reference. detail gets the failure or, in perf mode,
  * the timings ("  123.4 us/run  5.67 GB/s (CPU 345.6 us/run)"). perf: time the device instead of
- * comparing once (the comparison still runs first). */
+ * comparing once (the comparison still runs first). mdev > 1 (dut an HTP device): then the case once more with
+ * every op as mdev partitions one after another (vnpu_htp_device_partitions), every tensor bitwise equal to the
+ * single-device run. */
 enum ops_result ops_run_case(const struct ops_case *c, struct vnpu_device *dut, struct vnpu_device *ref, bool perf,
-                             char *detail, size_t size);
+                             uint32_t mdev, char *detail, size_t size);
 
 #endif /* VNPU_TEST_OPS_RUN_H */
