@@ -319,8 +319,8 @@ static void htp_fp16_warn(struct htp_batch *b, const struct vnpu_tensor *node, u
     vnpu_log_warn("%s: %s '%s' on HMX: its %s narrowed to FP16: %u beyond its range (now infinities), %u below half "
                   "its least subnormal (now zeros), the largest finite magnitude %g; set VNPU_MM_PATH=hvx to keep F32 "
                   "on the NPU",
-                  b->d->name, vnpu_op_name(node->op), node->name, operand[k], r->n_overflow, r->n_flush,
-                  (double) r->max_abs);
+                  b->group ? b->group->name : b->d->name, vnpu_op_name(node->op), node->name, operand[k], r->n_overflow,
+                  r->n_flush, (double) r->max_abs);
 }
 
 /* Keep op i's response for its node and warn about what its FP16 narrowing lost. */
@@ -347,15 +347,39 @@ bool htp_request_node_rsp(const struct htp_device *d, const struct vnpu_tensor *
     return false;
 }
 
-/* VNPU_VERBOSE and VNPU_PROFILE lines and totals of an answered request, and its ops' responses. */
-static void batch_report(struct htp_batch *b, double t_send, double t_recv) {
+/* Op i's response from every member of the group that answered the request at once (n members), as one: each member
+ * narrowed only its partition, so the counts add up and the largest magnitude is the members' largest. */
+static struct htp_op_rsp group_op_rsp(const struct htp_group *g, uint32_t n, uint32_t i) {
+    struct htp_op_rsp sum = {0};
+    for (uint32_t k = 0; k < n; k++) {
+        const struct htp_req *r = g->members[k]->req->host;
+        const struct htp_op_rsp *rsp = (const struct htp_op_rsp *) ((const uint8_t *) r + r->off_op_rsp) + i;
+        sum.mm_path = k == 0 ? rsp->mm_path : sum.mm_path;
+        for (uint32_t o = 0; o < HTP_FP16_N; o++) {
+            sum.fp16[o].n_overflow += rsp->fp16[o].n_overflow;
+            sum.fp16[o].n_flush += rsp->fp16[o].n_flush;
+            sum.fp16[o].max_abs =
+                sum.fp16[o].max_abs > rsp->fp16[o].max_abs ? sum.fp16[o].max_abs : rsp->fp16[o].max_abs;
+        }
+    }
+    return sum;
+}
+
+/* VNPU_VERBOSE and VNPU_PROFILE lines and totals of an answered request (by n_members members of b's group at once,
+ * or 1), and its ops' responses. */
+static void batch_report(struct htp_batch *b, uint32_t n_members, double t_send, double t_recv) {
     struct htp_device *d = b->d;
     const struct htp_req *req = b->req;
     const struct htp_op_prof *prof = (const struct htp_op_prof *) ((const uint8_t *) req + req->off_prof);
     const struct htp_op_rsp *rsp = (const struct htp_op_rsp *) ((const uint8_t *) req + req->off_op_rsp);
     for (uint32_t i = 0; i < req->n_ops; i++) {
         const struct vnpu_tensor *node = b->op_node[i];
-        batch_op_rsp(b, i, &rsp[i]);
+        if (n_members > 1) {
+            const struct htp_op_rsp sum = group_op_rsp(b->group, n_members, i);
+            batch_op_rsp(b, i, &sum);
+        } else {
+            batch_op_rsp(b, i, &rsp[i]);
+        }
         if (d->cfg->verbose) {
             char dims[256], types[128];
             htp_node_dims(node, dims, sizeof(dims), types, sizeof(types));
@@ -503,7 +527,7 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
                 memcpy(b->copies[i].t->data, b->copies[i].shared, b->copies[i].size);
             }
         }
-        batch_report(b, t_send, t_recv);
+        batch_report(b, n_members, t_send, t_recv);
     }
     for (uint32_t k = 0; k < n_members; k++) { /* every member's own trace: its FENCE waits show there */
         struct htp_device *m = g ? g->members[k] : d;

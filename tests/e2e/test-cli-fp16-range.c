@@ -28,8 +28,8 @@ static const char *model(void) {
     return path;
 }
 
-/* vnpu-cli on the model with mm_path as VNPU_MM_PATH; its stderr. */
-static char *run_cli(const char *mm_path) {
+/* vnpu-cli on the model on device (VNPU_NDEV=2) with mm_path as VNPU_MM_PATH; its stderr. */
+static char *run_cli(const char *mm_path, const char *device) {
     char tokens[8 * N_PROMPT];
     size_t n = 0;
     for (int i = 0; i < N_PROMPT; i++) {
@@ -37,9 +37,9 @@ static char *run_cli(const char *mm_path) {
     }
     char *err = NULL;
     const int rc = test_run(NULL, &err,
-                            "VNPU_MM_PATH=%s %s/vnpu-cli -m %s --tokens %s -n 2 --temp 0 -t 2 -c 512 -b 130 "
-                            "--device HTP0",
-                            mm_path, test_tools_dir(), model(), tokens);
+                            "VNPU_NDEV=2 VNPU_MM_PATH=%s %s/vnpu-cli -m %s --tokens %s -n 2 --temp 0 -t 2 -c 512 "
+                            "-b 130 --device '%s'",
+                            mm_path, test_tools_dir(), model(), tokens, device);
     if (rc != 0) {
         fail_msg("vnpu-cli (VNPU_MM_PATH=%s) exited %d:\n%s", mm_path, rc, err);
     }
@@ -66,7 +66,7 @@ static int count_lines(const char *text, const char *const *want, int n) {
 
 static void test_hmx_warns_once(void **state) {
     (void) state;
-    char *err = run_cli("auto");
+    char *err = run_cli("auto", "HTP0");
     static const char *const warning[] = {"warning: HTP0: MUL_MAT '", "' on HMX: its ", "narrowed to FP16",
                                           "set VNPU_MM_PATH=hvx to keep F32 on the NPU"};
     static const char *const output[] = {"warning: HTP0: MUL_MAT 'ffn_out-0' on HMX: its output narrowed to FP16: ",
@@ -96,7 +96,7 @@ static void test_hmx_warns_once(void **state) {
 
 static void test_hvx_warns_nothing(void **state) {
     (void) state;
-    char *err = run_cli("hvx");
+    char *err = run_cli("hvx", "HTP0");
     static const char *const any[] = {"on HMX"};
     if (count_lines(err, any, 1) != 0) {
         fail_msg("a warning with VNPU_MM_PATH=hvx:\n%s", err);
@@ -104,10 +104,32 @@ static void test_hvx_warns_nothing(void **state) {
     free(err);
 }
 
+/* The overflow count in the warning of ffn_out-0's output for device (named in the warning); -1 when none. */
+static long ffn_out_overflows(const char *err, const char *device) {
+    char want[128];
+    snprintf(want, sizeof(want), "warning: %s: MUL_MAT 'ffn_out-0' on HMX: its output narrowed to FP16: ", device);
+    const char *at = strstr(err, want);
+    return at ? strtol(at + strlen(want), NULL, 10) : -1;
+}
+
+/* A row-split group's members each narrow their partition of the rows: the group warns with the sum of their counts,
+ * under its own name (one member's share went untold when the overflowing rows were not member 0's). */
+static void test_group_warns_all_members(void **state) {
+    (void) state;
+    char *one = run_cli("auto", "HTP0"), *group = run_cli("auto", "HTP0[0-1]");
+    const long n_one = ffn_out_overflows(one, "HTP0"), n_group = ffn_out_overflows(group, "HTP0[0-1]");
+    if (n_one <= 0 || n_group != n_one) {
+        fail_msg("HTP0 counted %ld overflows of ffn_out-0's output, HTP0[0-1] %ld:\n%s", n_one, n_group, group);
+    }
+    free(one);
+    free(group);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hmx_warns_once),
         cmocka_unit_test(test_hvx_warns_nothing),
+        cmocka_unit_test(test_group_warns_all_members),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
