@@ -422,6 +422,22 @@ static void request_flags(struct htp_device *d, struct htp_req *req) {
     d->inject = 0;
 }
 
+/* enum htp_status's name ("FENCE_TIMEOUT"), or "?" for a number the NPU library does not define. */
+static const char *htp_status_name(uint32_t status) {
+    static const char *const names[] = {
+        [HTP_STATUS_OK] = "OK",
+        [HTP_STATUS_INTERNAL_ERR] = "INTERNAL_ERR",
+        [HTP_STATUS_NO_SUPPORT] = "NO_SUPPORT",
+        [HTP_STATUS_INVAL_PARAMS] = "INVAL_PARAMS",
+        [HTP_STATUS_VTCM_TOO_SMALL] = "VTCM_TOO_SMALL",
+        [HTP_STATUS_FAULT] = "FAULT",
+        [HTP_STATUS_DMA_LEAK] = "DMA_LEAK",
+        [HTP_STATUS_DMA_FULL] = "DMA_FULL",
+        [HTP_STATUS_FENCE_TIMEOUT] = "FENCE_TIMEOUT",
+    };
+    return status < sizeof(names) / sizeof(names[0]) && names[status] ? names[status] : "?";
+}
+
 /* The error line of a failed answer req (of device who; member: the group member that answered it, or NULL). */
 static void batch_log_failure(const struct htp_batch *b, const char *who, const struct htp_device *member,
                               const struct htp_req *req) {
@@ -431,10 +447,10 @@ static void batch_log_failure(const struct htp_batch *b, const char *who, const 
     if (member) {
         snprintf(in, sizeof(in), " on %s (mdev %u of %u)", member->name, req->mdev_idx, req->mdev_count);
     }
-    vnpu_log_error("%s: request %u failed at op %u, %s of node%s '%s'%s%s%s%s: NPU status %u: %.*s", who, req->id, k,
-                   htp_op_name(b->ops[k].opcode), fused ? "s" : "", b->op_first[k]->name, fused ? " and '" : "",
-                   fused ? b->op_node[k]->name : "", fused ? "'" : "", in, req->rsp.status, HTP_STATUS_MSG_LEN,
-                   req->rsp.message);
+    vnpu_log_error("%s: request %u failed at op %u, %s of node%s '%s'%s%s%s%s: NPU status %u (%s): %.*s", who, req->id,
+                   k, htp_op_name(b->ops[k].opcode), fused ? "s" : "", b->op_first[k]->name, fused ? " and '" : "",
+                   fused ? b->op_node[k]->name : "", fused ? "'" : "", in, req->rsp.status,
+                   htp_status_name(req->rsp.status), HTP_STATUS_MSG_LEN, req->rsp.message);
 }
 
 /* Send the request built in g->members[0]'s block to every member at once, each a copy with its mdev_idx, flags

@@ -94,7 +94,7 @@ uint32_t htp_fence_barrier(const struct htp_fence *f, uint32_t seq, uint32_t sta
             htp_msg_u64(m, f->timeout_us, 10);
             htp_msg_str(m, " us (its slot says seq ");
             htp_msg_u64(m, missing_seq, 10);
-            htp_msg_str(m, ")");
+            htp_msg_str(m, "; VNPU_FENCE_TIMEOUT_MS sets the wait)");
             st = HTP_STATUS_FENCE_TIMEOUT;
             break;
         }
