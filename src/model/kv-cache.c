@@ -42,6 +42,10 @@ enum vnpu_status llama_kv_cache_init(struct llama_kv_cache *kv, const struct lla
     }
     enum vnpu_status st = vnpu_buffer_type_alloc(bt, size, &kv->buf);
     if (st != VNPU_STATUS_OK) {
+        vnpu_log_error(
+            "kv cache: %zu bytes for a context of %u tokens in %s: a smaller context (-c) needs less; an HTP "
+            "buffer's limit follows the window (VNPU_WINDOW_MB) and VNPU_MBUF_MB",
+            size, n_ctx, vnpu_buffer_type_name(bt));
         llama_kv_cache_free(kv);
         return st;
     }
