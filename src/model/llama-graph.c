@@ -79,8 +79,11 @@ static struct vnpu_tensor *self_attention(struct vnpu_ctx *ctx, struct vnpu_grap
     const struct llama_hparams *hp = &model->hp;
     const int64_t n_tokens = p->n_tokens, head_dim = hp->n_embd_head;
     const int64_t n_head = n_head_kv * (hp->n_head / hp->n_head_kv);
-    struct vnpu_tensor *q_cur = vnpu_reshape_3d(ctx, vnpu_mul_mat(ctx, part->wq, cur), head_dim, n_head, n_tokens);
-    struct vnpu_tensor *k_cur = vnpu_reshape_3d(ctx, vnpu_mul_mat(ctx, part->wk, cur), head_dim, n_head_kv, n_tokens);
+    /* the projections named as llama.cpp names them before and after RoPE (messages name the MUL_MAT) */
+    struct vnpu_tensor *q_cur =
+        vnpu_reshape_3d(ctx, named(vnpu_mul_mat(ctx, part->wq, cur), "Qcur", il), head_dim, n_head, n_tokens);
+    struct vnpu_tensor *k_cur =
+        vnpu_reshape_3d(ctx, named(vnpu_mul_mat(ctx, part->wk, cur), "Kcur", il), head_dim, n_head_kv, n_tokens);
     struct vnpu_tensor *v_cur = named(vnpu_mul_mat(ctx, part->wv, cur), "Vcur", il);
     q_cur = named(rope(ctx, model, q_cur, in->pos), "Qcur", il);
     k_cur = named(rope(ctx, model, k_cur, in->pos), "Kcur", il);
