@@ -196,7 +196,7 @@ static void test_shapes_summary(void **state) {
     const double bytes = 34.0 / 32.0 * (2048.0 * (32 * 2048 + 32 * 512 + 32 * 8192 + 16 * 4 * 2048) + 2048.0 * 32000);
     assert_true(fabs(gib - bytes / 1073741824.0) <= 1e-3);
     assert_true(fabs(ms - pass_ms) <= 0.01 + 1e-3 * pass_ms); /* the table's medians are rounded to 0.01 us */
-    assert_true(fabs(tps - 1e3 / ms) <= 0.05 + 1e-3 * tps); /* tokens/s printed to 0.1, from the unrounded time */
+    assert_true(fabs(tps - 1e3 / ms) <= 0.05 + 1e-3 * tps);   /* tokens/s printed to 0.1, from the unrounded time */
     free(out);
 }
 
