@@ -503,13 +503,11 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
         memcpy(b->copies[i].shared, b->copies[i].t->data, b->copies[i].size);
     }
     /* partitions one after another (htp_mdev_run): the device's own, or a group's under VNPU_MDEV_CHECK, whose
-     * answer is d's block alone; no trace */
+     * answer is d's block alone; no trace (each partition's header drops it, partition_header) */
     const bool checked = g && d->mdev_seq.check != HTP_MDEV_CHECK_OFF;
     const bool parts = checked || (!g && d->mdev_seq.count > 1);
     req->id = ++d->req_id;
     request_flags(d, req);
-    req->flags &= parts ? ~HTP_REQ_TRACE : ~0u;
-    req->n_trace = parts ? 0 : req->n_trace;
     const size_t size = htp_request_size(d->n_threads);
     const double t_send = now_us();
     enum vnpu_status st = VNPU_STATUS_OK;
