@@ -175,11 +175,12 @@ enum vnpu_status vnpu_htp_group_get(const char *name, size_t len, struct vnpu_de
     if (st != VNPU_STATUS_OK) {
         return st;
     }
-    if (len >= sizeof(((struct htp_group *) NULL)->name) || !group_parse(name, len, ndev, members, &n)) {
-        if (len >= sizeof(((struct htp_group *) NULL)->name)) {
-            vnpu_log_error("device '%.*s': name longer than %zu bytes", (int) len, name,
-                           sizeof(((struct htp_group *) NULL)->name) - 1);
-        }
+    const size_t name_size = sizeof(((struct htp_group *) NULL)->name);
+    if (len >= name_size) {
+        vnpu_log_error("device '%.*s': name longer than %zu bytes", (int) len, name, name_size - 1);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    if (!group_parse(name, len, ndev, members, &n)) {
         return VNPU_STATUS_BAD_ARG;
     }
     struct htp_group *g = calloc(1, sizeof(*g));
