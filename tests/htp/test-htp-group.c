@@ -75,6 +75,7 @@ static void test_grammar_errors(void **state) {
         {"HTP0[0-x]", "member '0-x' is not a device number"},
         {"HTP0[0,1,]", "ends with a comma"},
         {"HTP0[0-1", "expected a group HTP<n>[<members>]"},
+        {"HTP0[0,1,0000000000000000000000000000000000000000000000000000000002]", "name longer than 63 bytes"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct test_log log = {0};
