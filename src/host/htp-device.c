@@ -52,7 +52,7 @@ static enum vnpu_status htp_session_open(struct htp_device *d) {
 }
 
 enum vnpu_status htp_device_ready(struct htp_device *d) {
-    if (vdsp_session_faulted(d->session)) {
+    if (!d->session || vdsp_session_faulted(d->session)) { /* NULL: an earlier reopen failed */
         vnpu_log_warn("%s: reopening the session after its fault", d->name);
         vdsp_session_close(d->session);
         d->session = NULL;

@@ -566,11 +566,15 @@ enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, st
         }
         d->batch->d = d;
     }
+    /* a session to plan with: batch_add asks it whether the request's buffers fit its window */
+    enum vnpu_status st = htp_device_ready(d);
+    if (st != VNPU_STATUS_OK) {
+        return st;
+    }
     struct htp_batch *b = d->batch;
     b->group = g;
     batch_begin(b);
     b->n_rsps = 0;
-    enum vnpu_status st = VNPU_STATUS_OK;
     for (int i = 0; i < n_nodes && st == VNPU_STATUS_OK; i++) {
         const struct vnpu_tensor *node = nodes[i];
         if (vnpu_op_is_empty(node->op) || vnpu_nelements(node) == 0) {
