@@ -124,10 +124,8 @@ enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode
         return VNPU_STATUS_NO_MEMORY;
     }
     enum vnpu_status st = VNPU_STATUS_OK;
-    if (mode == VNPU_SPLIT_MODE_LAYER) {
-        memcpy(s, list, size - 7);
-    } else if (mode == VNPU_SPLIT_MODE_TENSOR) { /* each NPU device of the list computes a slice of every layer */
-        memcpy(s, list, size - 7);
+    memcpy(s, list, strlen(list) + 1);    /* the list as it is, but for a row split of two or more NPU devices */
+    if (mode == VNPU_SPLIT_MODE_TENSOR) { /* each NPU device of the list computes a slice of every layer */
         for (const char *p = list; st == VNPU_STATUS_OK && *p; p += *p == ',') {
             const size_t len = item_len(p);
             uint32_t index;
@@ -139,7 +137,8 @@ enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode
             }
             p += len;
         }
-    } else { /* row: the listed HTP<n> become one group, named for the first; the CPU stays the fallback */
+    } else if (mode != VNPU_SPLIT_MODE_LAYER) {
+        /* row: the listed HTP<n> become one group, named for the first; the CPU stays the fallback */
         size_t n_members = 0, len_members = 0;
         bool cpu = false;
         uint32_t first = 0;
@@ -165,10 +164,8 @@ enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode
                 break;
             }
         }
-        if (st == VNPU_STATUS_OK && n_members > 1) {
+        if (st == VNPU_STATUS_OK && n_members > 1) { /* one NPU device or none: nothing to split, as it is */
             snprintf(s, size, "HTP%u[%s]%s", first, members, cpu ? ",CPU" : "");
-        } else if (st == VNPU_STATUS_OK) {
-            memcpy(s, list, size - 7); /* one NPU device or none: nothing to split */
         }
     }
     free(members);
