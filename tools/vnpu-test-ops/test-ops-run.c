@@ -378,7 +378,7 @@ static enum ops_result ops_compare(const struct ops_case *c, const struct ops_ki
             return OPS_FAIL;
         }
     }
-    double nmse_max = 0.0, bound_max = c->nmse_max;
+    double nmse_max = 0.0, nmse_max_bound = c->nmse_max; /* the worst node's NMSE and that node's bound */
     bool reported = false;
     for (int n = 0; n < d->g->n_nodes; n++) {
         const struct vnpu_tensor *a = d->g->nodes[n], *b = r->g->nodes[n];
@@ -394,7 +394,6 @@ static enum ops_result ops_compare(const struct ops_case *c, const struct ops_ki
             reported = true;
             continue;
         }
-        bound_max = bound;
         int64_t ix[4] = {-1, -1, -1, -1};
         const double nmse = ops_nmse(a, b, ix);
         if (ix[0] >= 0) {
@@ -407,10 +406,13 @@ static enum ops_result ops_compare(const struct ops_case *c, const struct ops_ki
             snprintf(detail, size, "NMSE = %.3g > %.3g at node %d (%s)", nmse, bound, n, vnpu_op_desc(a));
             return OPS_FAIL;
         }
-        nmse_max = nmse > nmse_max ? nmse : nmse_max;
+        if (nmse >= nmse_max) {
+            nmse_max = nmse;
+            nmse_max_bound = bound;
+        }
     }
     if (!reported) {
-        snprintf(detail, size, "NMSE %.3g <= %.3g", nmse_max, bound_max);
+        snprintf(detail, size, "NMSE %.3g <= %.3g", nmse_max, nmse_max_bound);
     }
     return OPS_PASS;
 }
