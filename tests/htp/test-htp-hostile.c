@@ -298,7 +298,9 @@ static void test_fastdiv_not_the_shapes(void **state) {
     r = req_plan(f, &htp_family_flash_attn, HTP_OP_FLASH_ATTN_EXT, fa, 4, fa_off, HTP_MM_PATH_AUTO);
     assert_int_equal(call(f), HTP_STATUS_OK);
     ((struct flash_attn_kparams *) r.op->kparams)->div_gqa = fastdiv_init(1);
-    expect(f, HTP_STATUS_INVAL_PARAMS, "op 0 (FLASH_ATTN_EXT): kernel_params or shapes rejected by the kernel");
+    expect(
+        f, HTP_STATUS_INVAL_PARAMS,
+        "op 0 (FLASH_ATTN_EXT): kernel_params div_gqa are not the fastdiv values of the GQA ratio q ne2 / k ne2 = 4");
     vnpu_ctx_free(ctx);
 }
 
