@@ -200,6 +200,17 @@ static void map_drop(struct htp_ctx *ctx, struct htp_batch *b, bool pinned, bool
     }
 }
 
+/* "cannot map buffer i (fd F, S bytes): ", before the reason. */
+static void map_msg_buf(struct htp_msg *m, const struct htp_batch *b, uint32_t i) {
+    htp_msg_str(m, "cannot map buffer ");
+    htp_msg_u64(m, i, 10);
+    htp_msg_str(m, " (fd ");
+    htp_msg_u64(m, (uint32_t) b->bufs[i].fd, 10);
+    htp_msg_str(m, ", ");
+    htp_msg_u64(m, b->bufs[i].size, 10);
+    htp_msg_str(m, " bytes): ");
+}
+
 /* What map_missing did. */
 enum map_result {
     MAP_DONE,    /* every buffer of the batch is mapped */
@@ -225,13 +236,8 @@ static enum map_result map_missing(struct htp_ctx *ctx, struct htp_batch *b, str
         uint32_t addr = 0;
         const int rc = ctx->n_maps == HTP_MAX_MAPPINGS ? -1 : vdsp_mmap(ctx->dev, d->fd, (size_t) d->size, &addr);
         if (rc == -2) {
-            htp_msg_str(m, "cannot map buffer ");
-            htp_msg_u64(m, (uint32_t) next, 10);
-            htp_msg_str(m, " (fd ");
-            htp_msg_u64(m, (uint32_t) d->fd, 10);
-            htp_msg_str(m, ", ");
-            htp_msg_u64(m, d->size, 10);
-            htp_msg_str(m, " bytes): not a shared buffer of that size");
+            map_msg_buf(m, b, (uint32_t) next);
+            htp_msg_str(m, "not a shared buffer of that size");
             return MAP_REFUSED;
         }
         if (rc != 0) {
@@ -260,13 +266,7 @@ static uint32_t map_reuse(struct htp_ctx *ctx, struct htp_batch *b, uint32_t i, 
         return HTP_STATUS_OK;
     }
     if (d->fd < 0 || d->size == 0 || d->size > vdsp_mmap_max(ctx->dev)) {
-        htp_msg_str(m, "cannot map buffer ");
-        htp_msg_u64(m, i, 10);
-        htp_msg_str(m, " (fd ");
-        htp_msg_u64(m, (uint32_t) d->fd, 10);
-        htp_msg_str(m, ", ");
-        htp_msg_u64(m, d->size, 10);
-        htp_msg_str(m, " bytes): ");
+        map_msg_buf(m, b, i);
         if (d->fd >= 0 && d->size != 0) {
             htp_msg_str(m, "more than the ");
             htp_msg_u64(m, vdsp_mmap_max(ctx->dev), 10);
