@@ -179,8 +179,10 @@ uint32_t copy_stream_run(struct copy_stream *s) {
     if (p->n_threads == 0 || p->n_threads > ctx->n_threads || p->block == 0 || p->block > COPY_STREAM_MAX_BLOCK ||
         !copy_plan_dma_fits(p, s->n_reads) || p->chunk == 0 || p->n_chunks == 0 ||
         (uint64_t) p->chunk * p->n_chunks < s->ne0 || (uint64_t) p->chunk * (p->n_chunks - 1) >= s->ne0 ||
-        (p->slot_out == 0) != (s->ops->compute == NULL) || !fastdiv_is(&p->div_chunks, p->n_chunks) ||
-        !fastdiv_is(&p->div_ne1, s->ne1) || !fastdiv_is(&p->div_ne12, s->ne1 * s->ne2)) {
+        (p->slot_out == 0) != (s->ops->compute == NULL) ||
+        !htp_op_fastdiv_ok(s->octx, &p->div_chunks, p->n_chunks, "div_chunks", "n_chunks") ||
+        !htp_op_fastdiv_ok(s->octx, &p->div_ne1, s->ne1, "div_ne1", "ne1") ||
+        !htp_op_fastdiv_ok(s->octx, &p->div_ne12, s->ne1 * s->ne2, "div_ne12", "ne1 x ne2")) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     s->task_start = 0;

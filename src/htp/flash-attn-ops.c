@@ -450,14 +450,19 @@ static bool fa_shapes_ok(const struct fa_ctx *c) {
     return true;
 }
 
-/* The kernel_params' fastdiv values are those of the shapes they divide by (fastdiv_is): n_q, n_q * n_head, the GQA
- * ratio, the mask's ne2 and ne3 (1 and 1 without a mask). After fa_shapes_ok (the GQA ratio is whole). */
+/* The kernel_params' fastdiv values are those of the shapes they divide by (htp_op_fastdiv_ok, whose message names
+ * the first that is not): n_q, n_q * n_head, the GQA ratio, the mask's ne2 and ne3 (1 and 1 without a mask). After
+ * fa_shapes_ok (the GQA ratio is whole). */
 static bool fa_fastdiv_ok(const struct fa_ctx *c) {
     const struct flash_attn_kparams *kp = c->kp;
     const struct htp_tensor *q = c->q, *m = c->mask;
-    return fastdiv_is(&kp->div_nq, q->ne[1]) && fastdiv_is(&kp->div_nq_nh, q->ne[1] * q->ne[2]) &&
-           fastdiv_is(&kp->div_gqa, q->ne[2] / c->k->ne[2]) && fastdiv_is(&kp->div_mask_ne2, m ? m->ne[2] : 1) &&
-           fastdiv_is(&kp->div_mask_ne3, m ? m->ne[3] : 1);
+    return htp_op_fastdiv_ok(c->octx, &kp->div_nq, q->ne[1], "div_nq", "ne1") &&
+           htp_op_fastdiv_ok(c->octx, &kp->div_nq_nh, q->ne[1] * q->ne[2], "div_nq_nh", "ne1 x ne2") &&
+           htp_op_fastdiv_ok(c->octx, &kp->div_gqa, q->ne[2] / c->k->ne[2], "div_gqa", "the GQA ratio q ne2 / k ne2") &&
+           htp_op_fastdiv_ok(c->octx, &kp->div_mask_ne2, m ? m->ne[2] : 1, "div_mask_ne2",
+                             "the mask's ne2 (1 without one)") &&
+           htp_op_fastdiv_ok(c->octx, &kp->div_mask_ne3, m ? m->ne[3] : 1, "div_mask_ne3",
+                             "the mask's ne3 (1 without one)");
 }
 
 uint32_t op_flash_attn(struct htp_op_ctx *octx) {

@@ -110,6 +110,11 @@ static bool mdev_ok(const struct htp_req *h, struct htp_msg *m) {
     return false;
 }
 
+/* Whether the request's ops meet its group's peers at fences: a row-split group's (mdev_count > 1), not run alone. */
+static bool batch_fenced(const struct htp_req *h) {
+    return h->mdev_count > 1 && !(h->flags & HTP_REQ_MDEV_ALONE);
+}
+
 static uint32_t batch_check(struct htp_ctx *ctx, uint8_t *block, uint32_t size, struct htp_batch *b,
                             struct htp_msg *m) {
     htp_shared_read(&b->hdr, block, offsetof(struct htp_req, rsp));
@@ -200,6 +205,17 @@ static void map_drop(struct htp_ctx *ctx, struct htp_batch *b, bool pinned, bool
     }
 }
 
+/* "cannot map buffer i (fd F, S bytes): ", before the reason. */
+static void map_msg_buf(struct htp_msg *m, const struct htp_batch *b, uint32_t i) {
+    htp_msg_str(m, "cannot map buffer ");
+    htp_msg_u64(m, i, 10);
+    htp_msg_str(m, " (fd ");
+    htp_msg_u64(m, (uint32_t) b->bufs[i].fd, 10);
+    htp_msg_str(m, ", ");
+    htp_msg_u64(m, b->bufs[i].size, 10);
+    htp_msg_str(m, " bytes): ");
+}
+
 /* What map_missing did. */
 enum map_result {
     MAP_DONE,    /* every buffer of the batch is mapped */
@@ -225,13 +241,8 @@ static enum map_result map_missing(struct htp_ctx *ctx, struct htp_batch *b, str
         uint32_t addr = 0;
         const int rc = ctx->n_maps == HTP_MAX_MAPPINGS ? -1 : vdsp_mmap(ctx->dev, d->fd, (size_t) d->size, &addr);
         if (rc == -2) {
-            htp_msg_str(m, "cannot map buffer ");
-            htp_msg_u64(m, (uint32_t) next, 10);
-            htp_msg_str(m, " (fd ");
-            htp_msg_u64(m, (uint32_t) d->fd, 10);
-            htp_msg_str(m, ", ");
-            htp_msg_u64(m, d->size, 10);
-            htp_msg_str(m, " bytes): not a shared buffer of that size");
+            map_msg_buf(m, b, (uint32_t) next);
+            htp_msg_str(m, "not a shared buffer of that size");
             return MAP_REFUSED;
         }
         if (rc != 0) {
@@ -260,13 +271,7 @@ static uint32_t map_reuse(struct htp_ctx *ctx, struct htp_batch *b, uint32_t i, 
         return HTP_STATUS_OK;
     }
     if (d->fd < 0 || d->size == 0 || d->size > vdsp_mmap_max(ctx->dev)) {
-        htp_msg_str(m, "cannot map buffer ");
-        htp_msg_u64(m, i, 10);
-        htp_msg_str(m, " (fd ");
-        htp_msg_u64(m, (uint32_t) d->fd, 10);
-        htp_msg_str(m, ", ");
-        htp_msg_u64(m, d->size, 10);
-        htp_msg_str(m, " bytes): ");
+        map_msg_buf(m, b, i);
         if (d->fd >= 0 && d->size != 0) {
             htp_msg_str(m, "more than the ");
             htp_msg_u64(m, vdsp_mmap_max(ctx->dev), 10);
@@ -580,7 +585,7 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
     const uint32_t prefix = m->len;
     const uint32_t inject = i == 0 ? b->hdr.flags & (HTP_REQ_INJECT_LOAD | HTP_REQ_INJECT_DMA) : 0;
     const struct htp_fence *f = &ctx->mdev.fence;
-    const bool group = ctx->mdev.count > 1 && !(b->hdr.flags & HTP_REQ_MDEV_ALONE); /* its peers run now */
+    const bool group = batch_fenced(&b->hdr);
     uint32_t st = op_resolve(ctx, b, &octx, m);
     if (group) { /* input prep done: the pre-op barrier (htp-fence.h) */
         if (i == 0 && (b->hdr.flags & HTP_REQ_INJECT_STALL)) {
@@ -750,7 +755,7 @@ static void htp_process(void *npu_ctx, void *block, uint32_t size) {
         ctx->mdev.count_div = fastdiv_init(b.hdr.mdev_count);
         ctx->mdev.inject = b.hdr.flags & (HTP_REQ_INJECT_MDEV_ROW | HTP_REQ_INJECT_MDEV_LINE);
         st = batch_map(ctx, &b, &m);
-        const bool fenced = b.hdr.mdev_count > 1 && !(b.hdr.flags & HTP_REQ_MDEV_ALONE);
+        const bool fenced = batch_fenced(&b.hdr);
         if (fenced && st == HTP_STATUS_OK) {
             st = fence_setup(ctx, &b, &m) ? HTP_STATUS_OK : HTP_STATUS_INVAL_PARAMS;
         } else if (fenced) { /* the peers end at their first barrier instead of waiting it out */

@@ -84,8 +84,9 @@ uint32_t op_set_rows(struct htp_op_ctx *octx) {
     const uint32_t dst_size = dst->type == HTP_TYPE_F32 ? 4 : 2;
     if (src->nb[0] != 4 || dst->nb[0] != dst_size || dst->ne[0] != src->ne[0] || dst->ne[2] != src->ne[2] ||
         dst->ne[3] != src->ne[3] || idx->ne[0] != src->ne[1] || idx->ne[1] == 0 || idx->ne[2] == 0 ||
-        src->ne[2] % idx->ne[1] != 0 || src->ne[3] % idx->ne[2] != 0 || !fastdiv_is(&kp->div_ne11, idx->ne[1]) ||
-        !fastdiv_is(&kp->div_ne12, idx->ne[2])) {
+        src->ne[2] % idx->ne[1] != 0 || src->ne[3] % idx->ne[2] != 0 ||
+        !htp_op_fastdiv_ok(octx, &kp->div_ne11, idx->ne[1], "div_ne11", "the indices' ne1") ||
+        !htp_op_fastdiv_ok(octx, &kp->div_ne12, idx->ne[2], "div_ne12", "the indices' ne2")) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     const struct set_rows_ctx c = {kp, src, idx, dst, dst_size};

@@ -271,7 +271,7 @@ static void test_fastdiv_not_the_shapes(void **state) {
     memset(data_f32(f, off[1]), 0, 4 * 3 * 4); /* every index row 0 */
     assert_int_equal(call(f), HTP_STATUS_OK);
     ((struct get_rows_kparams *) r.op->kparams)->plan.div_ne1 = fastdiv_init(1);
-    expect(f, HTP_STATUS_INVAL_PARAMS, "op 0 (GET_ROWS): kernel_params or shapes rejected by the kernel");
+    expect(f, HTP_STATUS_INVAL_PARAMS, "op 0 (GET_ROWS): kernel_params div_ne1 are not the fastdiv values of ne1 = 4");
 
     struct vnpu_tensor *to = vnpu_new_tensor_3d(ctx, VNPU_TYPE_F32, 64, 16, 3);
     struct vnpu_tensor *rows = vnpu_new_tensor_3d(ctx, VNPU_TYPE_F32, 64, 4, 3);
@@ -279,7 +279,8 @@ static void test_fastdiv_not_the_shapes(void **state) {
     r = req_plan(f, &htp_family_set_rows, HTP_OP_SET_ROWS, set, 2, off, HTP_MM_PATH_AUTO);
     assert_int_equal(call(f), HTP_STATUS_OK);
     ((struct set_rows_kparams *) r.op->kparams)->div_ne11 = fastdiv_init(1);
-    expect(f, HTP_STATUS_INVAL_PARAMS, "op 0 (SET_ROWS): kernel_params or shapes rejected by the kernel");
+    expect(f, HTP_STATUS_INVAL_PARAMS,
+           "op 0 (SET_ROWS): kernel_params div_ne11 are not the fastdiv values of the indices' ne1 = 3");
 
     struct vnpu_tensor *sum = vnpu_add(ctx, table, table);
     r = req_plan(f, &htp_family_binary, HTP_OP_ADD, sum, 2, (const uint32_t[3]){0, 0, 1u << 17}, HTP_MM_PATH_AUTO);
@@ -298,7 +299,9 @@ static void test_fastdiv_not_the_shapes(void **state) {
     r = req_plan(f, &htp_family_flash_attn, HTP_OP_FLASH_ATTN_EXT, fa, 4, fa_off, HTP_MM_PATH_AUTO);
     assert_int_equal(call(f), HTP_STATUS_OK);
     ((struct flash_attn_kparams *) r.op->kparams)->div_gqa = fastdiv_init(1);
-    expect(f, HTP_STATUS_INVAL_PARAMS, "op 0 (FLASH_ATTN_EXT): kernel_params or shapes rejected by the kernel");
+    expect(
+        f, HTP_STATUS_INVAL_PARAMS,
+        "op 0 (FLASH_ATTN_EXT): kernel_params div_gqa are not the fastdiv values of the GQA ratio q ne2 / k ne2 = 4");
     vnpu_ctx_free(ctx);
 }
 
