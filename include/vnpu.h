@@ -60,10 +60,10 @@ enum vnpu_split_mode {
                                    less memory per session; one session works at a time */
     VNPU_SPLIT_MODE_ROW = 1,    /* the devices become one group (HTP0[0-1]): every op runs on all their sessions, each
                                    computing its partition of the output rows, fenced around every op: parallelism */
-    VNPU_SPLIT_MODE_TENSOR = 2, /* every layer's matrices split over the devices (attn_q/k/v, ffn_gate/up by rows:
-                                   heads and features; attn_output, ffn_down by K columns; the KV cache by heads),
-                                   each device's partial sums added up on the first: 1/n of each layer per session;
-                                   the devices take turns (no concurrent NPU ALLREDUCE yet) */
+    VNPU_SPLIT_MODE_TENSOR = 2, /* every weight matrix split by rows over the devices (attn_q/k/v by heads, the KV
+                                   cache too; ffn_gate/up by features; attn_output, ffn_down by model rows), each
+                                   device's rows gathered into the whole result: 1/n of each layer per session, the
+                                   same logits as one device; the devices take turns */
 };
 
 struct vnpu_model_params {

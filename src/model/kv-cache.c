@@ -24,7 +24,7 @@ enum vnpu_status llama_kv_cache_init(struct llama_kv_cache *kv, const struct lla
     for (size_t i = 0; i < n; i++) {
         const uint32_t il = (uint32_t) (i / (size_t) kv->n_part);
         const int d = (int) (i % (size_t) kv->n_part);
-        const int64_t n_head_kv = w->n_part > 0 ? w->layers[il].split.head_kv[d].n : hp->n_head_kv;
+        const int64_t n_head_kv = w->n_part > 0 ? w->split.head_kv[d].n : hp->n_head_kv;
         if (n_head_kv == 0) {
             continue; /* a tensor split's device without heads in this layer */
         }

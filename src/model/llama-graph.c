@@ -68,14 +68,15 @@ static struct vnpu_tensor *attention(struct vnpu_ctx *ctx, const struct vnpu_mod
     return vnpu_reshape_2d(ctx, cur, head_dim * n_head, p->n_tokens);
 }
 
-/* The self-attention of layer il over cur [n_embd, n_tokens] by the weights of part (a whole layer's or a tensor
- * split's device's, with n_head_kv of the KV heads) and the caches kc, vc -> its attn_output [n_embd, n_tokens]
- * (a partial sum in a tensor split). Writes the batch's K and V into the caches first. */
-static struct vnpu_tensor *self_attention(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct vnpu_model *model,
-                                          const struct llama_layer_part *part, int64_t n_head_kv,
-                                          struct vnpu_tensor *kc, struct vnpu_tensor *vc,
-                                          const struct llama_graph_params *p, const struct llama_graph_inputs *in,
-                                          struct vnpu_tensor *cur, int il) {
+/* The heads' part of the self-attention of layer il over cur [n_embd, n_tokens], by the weights of part (a whole
+ * layer's or a tensor split's device's, with n_head_kv of the KV heads) and the caches kc, vc: the projections,
+ * RoPE, the batch's K and V written into the caches, attention over them -> [n_embd_head * n_head, n_tokens], the
+ * input of attn_output (llama.cpp's "kqv_out"). */
+static struct vnpu_tensor *attention_heads(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct vnpu_model *model,
+                                           const struct llama_layer_part *part, int64_t n_head_kv,
+                                           struct vnpu_tensor *kc, struct vnpu_tensor *vc,
+                                           const struct llama_graph_params *p, const struct llama_graph_inputs *in,
+                                           struct vnpu_tensor *cur, int il) {
     const struct llama_hparams *hp = &model->hp;
     const int64_t n_tokens = p->n_tokens, head_dim = hp->n_embd_head;
     const int64_t n_head = n_head_kv * (hp->n_head / hp->n_head_kv);
@@ -92,17 +93,96 @@ static struct vnpu_tensor *self_attention(struct vnpu_ctx *ctx, struct vnpu_grap
     vnpu_graph_build_forward_expand(
         g, vnpu_set_rows(ctx, kc, vnpu_reshape_2d(ctx, k_cur, head_dim * n_head_kv, n_tokens), in->pos));
     vnpu_graph_build_forward_expand(g, vnpu_set_rows(ctx, vc, v_cur, in->pos));
-    return named(vnpu_mul_mat(ctx, part->wo, attention(ctx, model, kc, vc, n_head, n_head_kv, p, in, q_cur, il)),
-                 "attn_out", il);
+    return named(attention(ctx, model, kc, vc, n_head, n_head_kv, p, in, q_cur, il), "kqv_out", il);
 }
 
-/* The feed-forward of layer il over cur [n_embd, n_tokens] by the weights of part -> [n_embd, n_tokens]. */
-static struct vnpu_tensor *feed_forward(struct vnpu_ctx *ctx, const struct llama_layer_part *part,
-                                        struct vnpu_tensor *cur, int il) {
+/* The hidden features of layer il's feed-forward over cur [n_embd, n_tokens] by the weights of part:
+ * swiglu(ffn_gate x, ffn_up x) -> [rows of part's ffn_gate, n_tokens], the input of ffn_down. */
+static struct vnpu_tensor *ffn_hidden(struct vnpu_ctx *ctx, const struct llama_layer_part *part,
+                                      struct vnpu_tensor *cur, int il) {
     struct vnpu_tensor *gate = named(vnpu_mul_mat(ctx, part->ffn_gate, cur), "ffn_gate", il);
     struct vnpu_tensor *up = named(vnpu_mul_mat(ctx, part->ffn_up, cur), "ffn_up", il);
-    cur = named(vnpu_swiglu_split(ctx, gate, up), "ffn_swiglu", il);
-    return named(vnpu_mul_mat(ctx, part->ffn_down, cur), "ffn_out", il);
+    return named(vnpu_swiglu_split(ctx, gate, up), "ffn_swiglu", il);
+}
+
+/* ---- tensor split: every matrix split by rows, each device's rows gathered in shared memory ---- */
+
+/* The whole tensors a tensor split gathers its devices' rows into: leafs of the compute buffer, [rows, n_tokens],
+ * shared by the layers (the graph runs in order: a layer's gathers are read before the next layer's write). */
+struct split_gathers {
+    struct vnpu_tensor *kqv;    /* [n_embd_head * n_head, n_tokens]: the heads' attention, input of attn_output */
+    struct vnpu_tensor *attn;   /* [n_embd, n_tokens]: attn_output */
+    struct vnpu_tensor *hidden; /* [n_ff, n_tokens]: the feed-forward's features, input of ffn_down */
+    struct vnpu_tensor *ffn;    /* [n_embd, n_tokens]: ffn_down */
+};
+
+/* The first n columns of gather t. */
+static struct vnpu_tensor *gather_cols(struct vnpu_ctx *ctx, struct vnpu_tensor *t, int64_t n) {
+    return n == t->ne[1] ? t : vnpu_view_2d(ctx, t, t->ne[0], n, t->nb[1], 0);
+}
+
+/* One device's part [n, n_cols] into rows start..start + n of the first n_cols columns of whole (a CPY into a view
+ * of it: the gather, each device writing its rows of the whole result). */
+static void gather_rows(struct vnpu_ctx *ctx, struct vnpu_graph *g, struct vnpu_tensor *part, struct vnpu_tensor *whole,
+                        int64_t start) {
+    struct vnpu_tensor *dst =
+        vnpu_view_2d(ctx, whole, part->ne[0], part->ne[1], whole->nb[1], (size_t) start * whole->nb[0]);
+    vnpu_graph_build_forward_expand(g, vnpu_cpy(ctx, part, dst));
+}
+
+/* Layer il's self-attention over cur [n_embd, n_tokens] split by tensors: each device its heads' attention, gathered
+ * into gt->kqv, then its rows of attn_output over all of them, gathered into gt->attn, which it returns. The nodes
+ * of device d's parts prefer p->tensor_dev[d]; *start is the first node not yet placed. */
+static struct vnpu_tensor *split_attention(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct vnpu_model *model,
+                                           const struct llama_kv_cache *kv, const struct llama_graph_params *p,
+                                           const struct llama_graph_inputs *in, const struct split_gathers *gt,
+                                           struct vnpu_tensor *cur, int il, int *start) {
+    const struct llama_hparams *hp = &model->hp;
+    const struct llama_weights *w = &model->w;
+    const struct llama_layer *y = &w->layers[il];
+    const int64_t q_per_kv = hp->n_embd_head * (hp->n_head / hp->n_head_kv);
+    for (int d = 0; d < w->n_part; d++) {
+        const struct llama_tensor_range h = w->split.head_kv[d];
+        if (h.n > 0) {
+            struct vnpu_tensor *heads = attention_heads(ctx, g, model, &y->part[d], h.n, kv->k[il * kv->n_part + d],
+                                                        kv->v[il * kv->n_part + d], p, in, cur, il);
+            gather_rows(ctx, g, heads, gt->kqv, h.start * q_per_kv);
+            *start = place_nodes(g, *start, p->tensor_dev[d]);
+        }
+    }
+    for (int d = 0; d < w->n_part; d++) {
+        if (w->split.embd[d].n > 0) {
+            gather_rows(ctx, g, named(vnpu_mul_mat(ctx, y->part[d].wo, gt->kqv), "attn_out", il), gt->attn,
+                        w->split.embd[d].start);
+            *start = place_nodes(g, *start, p->tensor_dev[d]);
+        }
+    }
+    return gt->attn;
+}
+
+/* Layer il's feed-forward over cur [n_embd, n] split by tensors: each device its features, gathered into
+ * gt->hidden, then its rows of ffn_down over all of them, gathered into gt->ffn, whose first n columns it returns.
+ * Placement as split_attention's. */
+static struct vnpu_tensor *split_feed_forward(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct llama_weights *w,
+                                              const struct llama_graph_params *p, const struct split_gathers *gt,
+                                              struct vnpu_tensor *cur, int il, int *start) {
+    const struct llama_layer *y = &w->layers[il];
+    const int64_t n = cur->ne[1];
+    for (int d = 0; d < w->n_part; d++) {
+        if (w->split.ff[d].n > 0) {
+            gather_rows(ctx, g, ffn_hidden(ctx, &y->part[d], cur, il), gt->hidden, w->split.ff[d].start);
+            *start = place_nodes(g, *start, p->tensor_dev[d]);
+        }
+    }
+    struct vnpu_tensor *hidden = gather_cols(ctx, gt->hidden, n);
+    for (int d = 0; d < w->n_part; d++) {
+        if (w->split.embd[d].n > 0) {
+            gather_rows(ctx, g, named(vnpu_mul_mat(ctx, y->part[d].ffn_down, hidden), "ffn_out", il), gt->ffn,
+                        w->split.embd[d].start);
+            *start = place_nodes(g, *start, p->tensor_dev[d]);
+        }
+    }
+    return gather_cols(ctx, gt->ffn, n);
 }
 
 void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct vnpu_model *model,
@@ -118,29 +198,33 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
     in->kq_mask = input(ctx, p->flash_attn ? VNPU_TYPE_F16 : VNPU_TYPE_F32, in->n_kv, n_tokens, "kq_mask");
     in->out_ids = p->n_outputs < p->n_tokens ? input(ctx, VNPU_TYPE_I32, p->n_outputs, 1, "inp_out_ids") : NULL;
 
+    struct split_gathers gt = {0};
+    if (w->n_part > 0) {
+        gt.kqv = named(vnpu_new_tensor_2d(ctx, VNPU_TYPE_F32, hp->n_embd_head * hp->n_head, n_tokens), "kqv_out", -1);
+        gt.attn = named(vnpu_new_tensor_2d(ctx, VNPU_TYPE_F32, hp->n_embd, n_tokens), "attn_out", -1);
+        gt.hidden = named(vnpu_new_tensor_2d(ctx, VNPU_TYPE_F32, hp->n_ff, n_tokens), "ffn_swiglu", -1);
+        gt.ffn = named(vnpu_new_tensor_2d(ctx, VNPU_TYPE_F32, hp->n_embd, n_tokens), "ffn_out", -1);
+    }
+
     struct vnpu_tensor *inp_l = named(vnpu_get_rows(ctx, w->token_embd, in->tokens), "inp_embd", -1);
     vnpu_graph_build_forward_expand(g, inp_l);
-    int layer_start = g->n_nodes; /* the first node of the layer being built */
+    int layer_start = g->n_nodes; /* the first node not yet placed */
     for (int il = 0; il < (int) hp->n_layer; il++) {
         const struct llama_layer *y = &w->layers[il];
+        const struct llama_layer_part whole = llama_layer_part_get(w, y, 0);
         struct vnpu_device *dev = p->layer_dev ? p->layer_dev[il] : NULL;
-        const int n_part = w->n_part > 0 ? w->n_part : 1;
         struct vnpu_tensor *inp_sa = inp_l;
         struct vnpu_tensor *cur = rms_norm_mul(ctx, inp_l, y->attn_norm, hp->rms_eps, "attn_norm", il);
         vnpu_graph_build_forward_expand(g, cur);
         layer_start = place_nodes(g, layer_start, dev);
-        struct vnpu_tensor *attn = NULL;
-        for (int d = 0; d < n_part; d++) { /* a tensor split: each device's partial sum, added up on dev */
-            const struct llama_layer_part mats = llama_layer_part_get(w, y, d);
-            if (!mats.wo) {
-                continue; /* no heads of this layer on device d */
-            }
-            struct vnpu_tensor *part =
-                self_attention(ctx, g, model, &mats, w->n_part > 0 ? y->split.head_kv[d].n : hp->n_head_kv,
-                               kv->k[il * kv->n_part + d], kv->v[il * kv->n_part + d], p, in, cur, il);
-            vnpu_graph_build_forward_expand(g, part);
-            layer_start = place_nodes(g, layer_start, w->n_part > 0 ? p->tensor_dev[d] : dev);
-            attn = attn ? named(vnpu_add(ctx, attn, part), "attn_out_sum", il) : part;
+        struct vnpu_tensor *attn;
+        if (w->n_part > 0) {
+            attn = split_attention(ctx, g, model, kv, p, in, &gt, cur, il, &layer_start);
+        } else {
+            attn = named(vnpu_mul_mat(ctx, y->wo,
+                                      attention_heads(ctx, g, model, &whole, hp->n_head_kv, kv->k[il], kv->v[il], p, in,
+                                                      cur, il)),
+                         "attn_out", il);
         }
         if (il == (int) hp->n_layer - 1 && in->out_ids) {
             /* Only the rows whose logits are kept go through the last feed-forward and the output. */
@@ -152,17 +236,9 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
         cur = rms_norm_mul(ctx, ffn_inp, y->ffn_norm, hp->rms_eps, "ffn_norm", il);
         vnpu_graph_build_forward_expand(g, cur);
         layer_start = place_nodes(g, layer_start, dev);
-        struct vnpu_tensor *ffn = NULL;
-        for (int d = 0; d < n_part; d++) {
-            const struct llama_layer_part mats = llama_layer_part_get(w, y, d);
-            if (!mats.ffn_down) {
-                continue; /* no features of this layer on device d */
-            }
-            struct vnpu_tensor *part = feed_forward(ctx, &mats, cur, il);
-            vnpu_graph_build_forward_expand(g, part);
-            layer_start = place_nodes(g, layer_start, w->n_part > 0 ? p->tensor_dev[d] : dev);
-            ffn = ffn ? named(vnpu_add(ctx, ffn, part), "ffn_out_sum", il) : part;
-        }
+        struct vnpu_tensor *ffn =
+            w->n_part > 0 ? split_feed_forward(ctx, g, w, p, &gt, cur, il, &layer_start)
+                          : named(vnpu_mul_mat(ctx, y->ffn_down, ffn_hidden(ctx, &whole, cur, il)), "ffn_out", il);
         inp_l = named(vnpu_add(ctx, ffn, ffn_inp), "l_out", il);
         vnpu_graph_build_forward_expand(g, inp_l);
         layer_start = place_nodes(g, layer_start, dev);

@@ -129,7 +129,6 @@ enum vnpu_status llama_weights_load(const struct gguf_file *f, const struct llam
 void llama_weights_free(struct llama_weights *w) {
     vnpu_ctx_free(w->ctx);
     vnpu_ctx_free(w->split_ctx);
-    free(w->split_data);
     free(w->layers);
     memset(w, 0, sizeof(*w));
 }

@@ -42,7 +42,7 @@ struct llama_hparams {
  * dim. Errors name the key and the limit: VNPU_STATUS_BAD_FILE. n_vocab is filled from token_embd. */
 enum vnpu_status llama_hparams_load(const struct gguf_file *f, struct llama_hparams *hp);
 
-/* ---- tensor split (-sm tensor, Megatron-style) ---- */
+/* ---- tensor split (-sm tensor) ---- */
 
 /* Elements [start, start + n) of one dimension. */
 struct llama_tensor_range {
@@ -50,25 +50,23 @@ struct llama_tensor_range {
     int64_t n;
 };
 
-/* How one layer's matrices split over n_dev devices (the plan llama_tensor_split_plan makes). Device d computes
- * the KV heads head_kv[d] (and the n_head / n_head_kv query heads of each: attn_q/k/v split by rows, its slice of
- * the KV cache) and the feed-forward features ff[d] (ffn_gate/up split by rows); attn_output and ffn_down split by
- * columns (K) over the same ranges (device d's K columns are its heads' head_dim * n_head / n_head_kv values per
- * KV head, and ff[d]), so each device produces a partial sum of the full [n_embd] output, which an ALLREDUCE
- * (sum) combines. */
+/* How every layer's matrices split over n_dev devices (the plan llama_tensor_split_plan makes), all of them by
+ * rows, so that each output element is computed by one device with the whole K, exactly as one device computes it.
+ * Device d computes the KV heads head_kv[d] (and the n_head / n_head_kv query heads of each: the rows of attn_q,
+ * attn_k, attn_v and its slice of the KV cache), the feed-forward features ff[d] (rows of ffn_gate and ffn_up) and
+ * the model-dimension rows embd[d] (rows of attn_output and ffn_down). Each device's results are gathered into the
+ * whole tensor in shared memory before the next matrix reads them. */
 struct llama_tensor_split {
     int n_dev;
     struct llama_tensor_range head_kv[LLAMA_MAX_DEVICES];
     struct llama_tensor_range ff[LLAMA_MAX_DEVICES];
+    struct llama_tensor_range embd[LLAMA_MAX_DEVICES];
 };
 
-/* The plan of hp's layers over n_dev (2..LLAMA_MAX_DEVICES - 1) devices, with attn_output of type type_wo and
- * ffn_down of type type_down (the K-split matrices: a device's K columns start on a block of the type, so its slice
- * of each row is whole blocks). Units: KV heads in groups of the fewest whose query columns
- * (group * n_head / n_head_kv * n_embd_head) are whole type_wo blocks; features in type_down blocks. Each device
- * gets units / n_dev units, the last also the remainder (units and elements), as the seed's htp-tensor.h ranges do;
- * a dimension of fewer units than devices is not split (device 0 computes it whole, the others get empty ranges:
- * the seed's device-0 fallback). Error: VNPU_STATUS_BAD_ARG (logged) for n_dev out of range. */
+/* Rows of a tensor split's unit for the features and the model dimension: one 32-row tile of the REPACK formats,
+ * and 128 bytes (one line) of an F32 result row, so a device's gathered rows start on a line. */
+#define LLAMA_TENSOR_SPLIT_ROWS 32
+
 struct llama_layer {
     struct vnpu_tensor *attn_norm; /* [n_embd] */
     struct vnpu_tensor *wq;        /* [n_embd, n_embd_head * n_head] */
@@ -79,9 +77,8 @@ struct llama_layer {
     struct vnpu_tensor *ffn_gate;  /* [n_embd, n_ff] */
     struct vnpu_tensor *ffn_up;    /* [n_embd, n_ff] */
     struct vnpu_tensor *ffn_down;  /* [n_ff, n_embd] */
-    /* -sm tensor (llama_weights_split): the plan and device d's slices of the seven matrices, by rows (wq, wk, wv,
-     * ffn_gate, ffn_up: the rows of its heads and features) or by columns (wo, ffn_down: their K columns). */
-    struct llama_tensor_split split;
+    /* -sm tensor (llama_weights_split): device d's slices of the seven matrices, by rows (views of the weights: the
+     * rows of its heads, features and model-dimension rows, llama_weights.split). */
     struct llama_layer_part {
         struct vnpu_tensor *wq, *wk, *wv, *wo, *ffn_gate, *ffn_up, *ffn_down;
     } part[LLAMA_MAX_DEVICES];
@@ -95,8 +92,8 @@ struct llama_weights {
     struct vnpu_tensor *rope_freqs;  /* [n_rot / 2] or NULL */
     struct llama_layer *layers;      /* n_layer */
     int n_part;                      /* devices of the tensor split (llama_weights_split); 0: not split */
-    struct vnpu_ctx *split_ctx;      /* tensor structs of the slices */
-    void *split_data;                /* data of the column slices (the row slices point into the mapping) */
+    struct llama_tensor_split split; /* its plan, when n_part > 0 */
+    struct vnpu_ctx *split_ctx;      /* tensor structs of the slices (views of the weights' data) */
 };
 
 /* Find every llama tensor of f, check its shape against hp and its type (a type with a dequantizer for
@@ -169,8 +166,9 @@ struct llama_graph_params {
 /* Build the forward graph of p.n_tokens tokens into g (tensors in ctx, no data), writing K/V of the new
  * tokens into cells kv_head.. of the cache. Every node of layer il gets p.layer_dev[il] as its preferred device,
  * the output's nodes p.layer_dev[n_layer], the input's (token embedding) none; in a tensor split the nodes of
- * device d's attention and feed-forward slices p.tensor_dev[d], and the partial sums are added up (the ALLREDUCE,
- * followed by the residual ADD) on p.layer_dev[il]. */
+ * device d's slices p.tensor_dev[d], each writing its rows of the whole result (its heads' attention, its rows of
+ * attn_output, its features, its rows of ffn_down) into a gather tensor the next matrix reads whole; norms and
+ * residual ADDs on p.layer_dev[il]. */
 void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct vnpu_model *model,
                        const struct llama_kv_cache *kv, const struct llama_graph_params *p,
                        struct llama_graph_inputs *in);
@@ -214,13 +212,16 @@ int llama_layer_device(int il, int n_layer, int n_split);
 void llama_layer_devices(struct vnpu_device **devs, int n_devs, int n_layer, int n_part,
                          struct vnpu_device **layer_dev);
 
-enum vnpu_status llama_tensor_split_plan(const struct llama_hparams *hp, enum vnpu_type type_wo,
-                                         enum vnpu_type type_down, int n_dev, struct llama_tensor_split *s);
+/* The plan of hp's layers over n_dev (2..LLAMA_MAX_DEVICES - 1) devices. Units: one KV head (with its query
+ * heads); LLAMA_TENSOR_SPLIT_ROWS features; LLAMA_TENSOR_SPLIT_ROWS rows of the model dimension. Each device gets
+ * units / n_dev units, the last also the remainder (units and elements), as the seed's htp-tensor.h ranges do; a
+ * dimension of fewer units than devices is not split (device 0 computes it whole, the others get empty ranges: the
+ * seed's device-0 fallback). Error: VNPU_STATUS_BAD_ARG (logged) for n_dev out of range. */
+enum vnpu_status llama_tensor_split_plan(const struct llama_hparams *hp, int n_dev, struct llama_tensor_split *s);
 
-/* Split every layer of w over n_part devices (llama_tensor_split_plan per layer, by the types of its attn_output
- * and ffn_down): the row slices are views of the file's data, the column slices copies (each row's K columns of
- * the device, whole blocks), named "<weight>.part<d>"; a whole range is the weight itself, an empty one NULL (the
- * device takes no part in that block). Sets w->n_part. Errors: the plan's, VNPU_STATUS_NO_MEMORY. */
+/* Split every layer of w over n_part devices by the plan of llama_tensor_split_plan (w->split): device d's slices
+ * are views of rows of the weights' data, named "<weight>.part<d>"; a whole range is the weight itself, an empty one
+ * NULL (the device takes no part in that matrix). Sets w->n_part. Errors: the plan's, VNPU_STATUS_NO_MEMORY. */
 enum vnpu_status llama_weights_split(struct llama_weights *w, const struct llama_hparams *hp, int n_part);
 
 /* The matrices device d computes layer y of w with: its slices y->part[d] in a tensor split, else (d = 0) the

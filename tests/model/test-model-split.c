@@ -181,81 +181,78 @@ static void test_sched_preferred_device(void **state) {
     vnpu_ctx_free(ctx);
 }
 
-/* Device d's ranges of a plan: KV heads and features. */
-static void assert_plan(const struct llama_tensor_split *s, int d, int64_t h0, int64_t nh, int64_t f0, int64_t nf) {
-    if (s->head_kv[d].start != h0 || s->head_kv[d].n != nh || s->ff[d].start != f0 || s->ff[d].n != nf) {
-        fail_msg("device %d of %d: KV heads [%lld, +%lld), features [%lld, +%lld); expected [%lld, +%lld), "
-                 "[%lld, +%lld)",
-                 d, s->n_dev, (long long) s->head_kv[d].start, (long long) s->head_kv[d].n, (long long) s->ff[d].start,
-                 (long long) s->ff[d].n, (long long) h0, (long long) nh, (long long) f0, (long long) nf);
+/* Device d's ranges of a plan: KV heads, features and model rows. */
+static void assert_plan(const struct llama_tensor_split *s, int d, const int64_t want[6]) {
+    const struct llama_tensor_range got[3] = {s->head_kv[d], s->ff[d], s->embd[d]};
+    for (int i = 0; i < 3; i++) {
+        if (got[i].start != want[2 * i] || got[i].n != want[2 * i + 1]) {
+            fail_msg("device %d of %d, %s: [%lld, +%lld), expected [%lld, +%lld)", d, s->n_dev,
+                     (const char *[]){"KV heads", "features", "model rows"}[i], (long long) got[i].start,
+                     (long long) got[i].n, (long long) want[2 * i], (long long) want[2 * i + 1]);
+        }
     }
 }
 
-/* The tensor split's plan: units of whole blocks of the K-split matrices, units / n_dev each with the remainder to
- * the last device, and a dimension with fewer units than devices left whole on device 0. */
+/* The tensor split's plan: one KV head, 32 features, 32 model rows a unit, units / n_dev each with the remainder
+ * to the last device, and a dimension with fewer units than devices left whole on device 0. */
 static void test_tensor_split_plan(void **state) {
     (void) state;
     struct llama_tensor_split s;
-    /* stories260K: 8 heads, 4 KV heads of 8, 172 features, F32 (one element a block). */
+    /* stories260K: 8 heads, 4 KV heads of 8, 172 features (5 units and 12), 64 model rows (2 units). */
     const struct llama_hparams stories = {.n_embd = 64, .n_head = 8, .n_head_kv = 4, .n_embd_head = 8, .n_ff = 172};
-    assert_int_equal(llama_tensor_split_plan(&stories, VNPU_TYPE_F32, VNPU_TYPE_F32, 2, &s), VNPU_STATUS_OK);
-    assert_plan(&s, 0, 0, 2, 0, 86);
-    assert_plan(&s, 1, 2, 2, 86, 86);
-    assert_int_equal(llama_tensor_split_plan(&stories, VNPU_TYPE_F32, VNPU_TYPE_F32, 3, &s), VNPU_STATUS_OK);
-    assert_plan(&s, 0, 0, 1, 0, 57);
-    assert_plan(&s, 1, 1, 1, 57, 57);
-    assert_plan(&s, 2, 2, 2, 114, 58); /* the remainder: one head, one feature */
-    /* gen_gguf's tiny: 64 query columns per KV head, 768 features. Q4_0: one KV head a unit, 24 blocks. */
+    assert_int_equal(llama_tensor_split_plan(&stories, 2, &s), VNPU_STATUS_OK);
+    assert_plan(&s, 0, (const int64_t[6]){0, 2, 0, 64, 0, 32});
+    assert_plan(&s, 1, (const int64_t[6]){2, 2, 64, 108, 32, 32});
+    assert_int_equal(llama_tensor_split_plan(&stories, 3, &s), VNPU_STATUS_OK);
+    assert_plan(&s, 0, (const int64_t[6]){0, 1, 0, 32, 0, 64}); /* 2 model-row units: not split over 3 */
+    assert_plan(&s, 1, (const int64_t[6]){1, 1, 32, 32, 0, 0});
+    assert_plan(&s, 2, (const int64_t[6]){2, 2, 64, 108, 0, 0}); /* the remainders: a head, a unit and 12 */
+    /* gen_gguf's tiny: 4 KV heads, 768 features (24 units), 256 model rows (8 units). */
     const struct llama_hparams tiny = {.n_embd = 256, .n_head = 8, .n_head_kv = 4, .n_embd_head = 32, .n_ff = 768};
-    assert_int_equal(llama_tensor_split_plan(&tiny, VNPU_TYPE_Q4_0, VNPU_TYPE_Q4_0, 3, &s), VNPU_STATUS_OK);
-    assert_plan(&s, 0, 0, 1, 0, 256);
-    assert_plan(&s, 1, 1, 1, 256, 256);
-    assert_plan(&s, 2, 2, 2, 512, 256);
-    /* Q4_K (256-element blocks): all four KV heads make one attn_output block, so attention stays whole on device
-     * 0; three ffn_down blocks split over 2 devices, not over 4. */
-    assert_int_equal(llama_tensor_split_plan(&tiny, VNPU_TYPE_Q4_K, VNPU_TYPE_Q4_K, 2, &s), VNPU_STATUS_OK);
-    assert_plan(&s, 0, 0, 4, 0, 256);
-    assert_plan(&s, 1, 0, 0, 256, 512);
-    assert_int_equal(llama_tensor_split_plan(&tiny, VNPU_TYPE_Q4_K, VNPU_TYPE_Q4_K, 4, &s), VNPU_STATUS_OK);
-    assert_plan(&s, 0, 0, 4, 0, 768);
-    for (int d = 1; d < 4; d++) {
-        assert_plan(&s, d, 0, 0, 0, 0);
-    }
+    assert_int_equal(llama_tensor_split_plan(&tiny, 3, &s), VNPU_STATUS_OK);
+    assert_plan(&s, 0, (const int64_t[6]){0, 1, 0, 256, 0, 64});
+    assert_plan(&s, 1, (const int64_t[6]){1, 1, 256, 256, 64, 64});
+    assert_plan(&s, 2, (const int64_t[6]){2, 2, 512, 256, 128, 128});
+    /* Fewer KV heads than devices: attention whole on device 0. */
+    const struct llama_hparams one_kv = {.n_embd = 256, .n_head = 8, .n_head_kv = 1, .n_embd_head = 32, .n_ff = 768};
+    assert_int_equal(llama_tensor_split_plan(&one_kv, 4, &s), VNPU_STATUS_OK);
+    assert_plan(&s, 0, (const int64_t[6]){0, 1, 0, 192, 0, 64});
+    assert_plan(&s, 3, (const int64_t[6]){0, 0, 576, 192, 192, 64});
     /* One device is no split; more than the NPU devices there can be is refused. */
-    assert_int_equal(llama_tensor_split_plan(&tiny, VNPU_TYPE_F32, VNPU_TYPE_F32, 1, &s), VNPU_STATUS_BAD_ARG);
-    assert_int_equal(llama_tensor_split_plan(&tiny, VNPU_TYPE_F32, VNPU_TYPE_F32, LLAMA_MAX_DEVICES, &s),
-                     VNPU_STATUS_BAD_ARG);
+    assert_int_equal(llama_tensor_split_plan(&tiny, 1, &s), VNPU_STATUS_BAD_ARG);
+    assert_int_equal(llama_tensor_split_plan(&tiny, LLAMA_MAX_DEVICES, &s), VNPU_STATUS_BAD_ARG);
 }
 
-/* Every plan covers each dimension once, in order, each device's K columns starting on a block. */
+/* Range r of each device covers [0, ne) once, in order, every start but the first on a unit. */
+static void assert_cover(const struct llama_tensor_split *s, int which, int64_t ne, int64_t unit) {
+    int64_t end = 0;
+    for (int d = 0; d < s->n_dev; d++) {
+        const struct llama_tensor_range r = which == 0 ? s->head_kv[d] : which == 1 ? s->ff[d] : s->embd[d];
+        if (r.n > 0) {
+            assert_int_equal(r.start, end);
+            assert_int_equal(r.start % unit, 0);
+            end += r.n;
+        }
+    }
+    assert_int_equal(end, ne);
+}
+
+/* Every plan covers each dimension once, in order, on units. */
 static void test_tensor_split_cover(void **state) {
     (void) state;
-    static const enum vnpu_type types[] = {VNPU_TYPE_F32, VNPU_TYPE_F16, VNPU_TYPE_Q4_0, VNPU_TYPE_Q8_0,
-                                           VNPU_TYPE_Q4_K};
-    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
-        const int64_t blck = vnpu_type_traits_get(types[t])->blck;
-        for (uint32_t n_head_kv = 1; n_head_kv <= 8; n_head_kv++) {
+    for (uint32_t n_head_kv = 1; n_head_kv <= 8; n_head_kv++) {
+        for (int64_t n_ff = 1; n_ff <= 300; n_ff += 37) {
             for (int n_dev = 2; n_dev <= LLAMA_MAX_DEVICES - 1; n_dev++) {
-                const struct llama_hparams hp = {
-                    .n_head = 2 * n_head_kv, .n_head_kv = n_head_kv, .n_embd_head = 64, .n_ff = 256 * n_head_kv};
+                const struct llama_hparams hp = {.n_embd = 2 * n_ff,
+                                                 .n_head = 2 * n_head_kv,
+                                                 .n_head_kv = n_head_kv,
+                                                 .n_embd_head = 64,
+                                                 .n_ff = (uint32_t) n_ff};
                 struct llama_tensor_split s;
-                assert_int_equal(llama_tensor_split_plan(&hp, types[t], types[t], n_dev, &s), VNPU_STATUS_OK);
-                int64_t h_end = 0, f_end = 0;
-                for (int d = 0; d < n_dev; d++) {
-                    const struct llama_tensor_range h = s.head_kv[d], f = s.ff[d];
-                    if (h.n > 0) {
-                        assert_int_equal(h.start, h_end);
-                        assert_int_equal(h.start * 128 % blck, 0); /* 128 query columns per KV head */
-                        h_end += h.n;
-                    }
-                    if (f.n > 0) {
-                        assert_int_equal(f.start, f_end);
-                        assert_int_equal(f.start % blck, 0);
-                        f_end += f.n;
-                    }
-                }
-                assert_int_equal(h_end, n_head_kv);
-                assert_int_equal(f_end, hp.n_ff);
+                assert_int_equal(llama_tensor_split_plan(&hp, n_dev, &s), VNPU_STATUS_OK);
+                assert_cover(&s, 0, n_head_kv, 1);
+                assert_cover(&s, 1, hp.n_ff, LLAMA_TENSOR_SPLIT_ROWS);
+                assert_cover(&s, 2, hp.n_embd, LLAMA_TENSOR_SPLIT_ROWS);
             }
         }
     }
