@@ -240,6 +240,26 @@ static void test_model_default_devices(void **state) {
     }
 }
 
+/* -sm runs each device list in each split mode, the mode in the devices column (a group's list keeps its comma). */
+static void test_model_split_modes(void **state) {
+    (void) state;
+    const char *model = test_model_path("stories260K.gguf");
+    char *out = NULL;
+    assert_int_equal(test_run(&out, NULL,
+                              "VNPU_NDEV=2 %s/vnpu-bench -m %s -p 0 -n 2 -r 1 -dev HTP0/HTP1 -sm layer,row,tensor "
+                              "-o csv 2>/dev/null",
+                              test_tools_dir(), model),
+                     0);
+    static const char *const row[] = {"\"HTP0/HTP1\",2,tg2,", "\"HTP0[0,1] -sm row\",2,tg2,",
+                                      "\"HTP0/HTP1 -sm tensor\",2,tg2,"};
+    for (int i = 0; i < 3; i++) {
+        if (!strstr(out, row[i])) {
+            fail_msg("no row %s in\n%s", row[i], out);
+        }
+    }
+    free(out);
+}
+
 /* With VNPU_OPSTAGE=1 the NPU dispatches and moves data but computes nothing: the check fails the row and the run. */
 static void test_failed_check_fails(void **state) {
     (void) state;
@@ -272,6 +292,8 @@ static void test_bad_usage(void **state) {
         {"mul_mat --n 1,512 --dump /tmp/x", "--dump needs a single case"},
         {"mul_mat --k 0", "out of range"},
         {"mul_mat -o json", "unknown output format 'json'"},
+        {"-m x.gguf -sm column", "unknown --split-mode 'column'"},
+        {"mul_mat -sm row", "model-mode options"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *err = NULL;
@@ -297,6 +319,7 @@ int main(void) {
         cmocka_unit_test(test_shapes_summary),
         cmocka_unit_test(test_model_table),
         cmocka_unit_test(test_model_default_devices),
+        cmocka_unit_test(test_model_split_modes),
         cmocka_unit_test(test_failed_check_fails),
         cmocka_unit_test(test_bad_usage),
     };

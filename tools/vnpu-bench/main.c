@@ -63,14 +63,15 @@ struct int_list {
 };
 
 struct args {
-    const char *op;      /* op mode: "mul_mat" */
-    const char *shapes;  /* op mode: "llama-3.2-1b" */
-    const char *model;   /* model mode */
-    struct list types;   /* op mode */
-    int64_t k, m;        /* op mode, without --shapes */
-    struct int_list ns;  /* op mode: N values */
-    struct list devices; /* devices (op mode) or device lists joined by '/' (model mode; one NULL: the default) */
-    struct list threads; /* CPU threads, as given (the threads column) */
+    const char *op;          /* op mode: "mul_mat" */
+    const char *shapes;      /* op mode: "llama-3.2-1b" */
+    const char *model;       /* model mode */
+    struct list types;       /* op mode */
+    int64_t k, m;            /* op mode, without --shapes */
+    struct int_list ns;      /* op mode: N values */
+    struct list devices;     /* devices (op mode) or device lists joined by '/' (model mode; one NULL: the default) */
+    struct list split_modes; /* model mode: layer, row, tensor */
+    struct list threads;     /* CPU threads, as given (the threads column) */
     struct int_list n_threads;
     struct int_list pp, tg; /* model mode: tokens of each test, 0 = none */
     int reps;               /* model mode -r */
@@ -105,6 +106,8 @@ static void usage(FILE *out) {
             "  -n, --n-gen N[,N..]    generation tests (default 128; 0 = none)\n"
             "  -r, --repetitions R    timed repetitions, mean +- stdev reported (default 5)\n"
             "      --no-warmup        no untimed warm-up run\n"
+            "  -sm, --split-mode M[,M..]  layer (default), row, tensor: how each device list splits the model (as\n"
+            "                         vnpu-cli's -sm); every device list is run in every mode\n"
             "options:\n"
             "  -dev, --device D[,D..] op mode: devices, each timed alone (default HTP0); model mode: device lists,\n"
             "                         the devices of one list joined by '/' (HTP0/HTP1,CPU; default: every NPU\n"
@@ -163,10 +166,23 @@ static int int_list_max(const struct int_list *l) {
     return m;
 }
 
+/* The split mode named name (vnpu-cli's -sm values), or -1. */
+static int split_mode_parse(const char *name) {
+    static const char *const names[] = {
+        [VNPU_SPLIT_MODE_LAYER] = "layer", [VNPU_SPLIT_MODE_ROW] = "row", [VNPU_SPLIT_MODE_TENSOR] = "tensor"};
+    for (int i = 0; i < (int) (sizeof(names) / sizeof(names[0])); i++) {
+        if (strcmp(name, names[i]) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
 static void parse_args(int argc, char **argv, struct args *a) {
     *a = (struct args){.k = 2048, .m = 2048, .reps = 5, .warmup = true, .seed = 1, .fmt = "md"};
     a->op_opts = (struct bench_op_opts){.reps = 5, .warmup = 1, .min_time = 0.1, .check = true};
     const char *ns = NULL, *types = "q4_0", *devices = NULL, *threads = "2", *pp = "512", *tg = "128";
+    const char *split_modes = "layer";
     bool op_only = false, model_only = false;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
@@ -211,6 +227,8 @@ static void parse_args(int argc, char **argv, struct args *a) {
             a->reps = (int) tool_parse_int(TOOL, o, VALUE(), 1, 1000), model_only = true;
         } else if (strcmp(o, "--no-warmup") == 0) {
             a->warmup = false, model_only = true;
+        } else if (IS("-sm", "--split-mode")) {
+            split_modes = VALUE(), model_only = true;
         } else if (IS("-dev", "--device")) {
             devices = VALUE();
         } else if (IS("-t", "--threads")) {
@@ -228,7 +246,8 @@ static void parse_args(int argc, char **argv, struct args *a) {
         usage_error("%s", op_mode ? "an op (or --shapes) and -m exclude each other" : "nothing to run");
     }
     if ((op_mode && model_only) || (!op_mode && op_only)) {
-        usage_error("%s", op_mode ? "-p, -n, -r and --no-warmup are model-mode options" : "op options without an op");
+        usage_error("%s",
+                    op_mode ? "-p, -n, -r, -sm and --no-warmup are model-mode options" : "op options without an op");
     }
     if (a->op && strcmp(a->op, "mul_mat") != 0) {
         usage_error("unknown op '%s' (mul_mat)", a->op);
@@ -245,6 +264,12 @@ static void parse_args(int argc, char **argv, struct args *a) {
         list_parse(&a->devices, "--device", devices ? devices : "HTP0");
     } else {
         a->devices = (struct list){.n = 1}; /* the model's default devices */
+    }
+    list_parse(&a->split_modes, "--split-mode", split_modes);
+    for (int i = 0; i < a->split_modes.n; i++) {
+        if (split_mode_parse(a->split_modes.item[i]) < 0) {
+            usage_error("unknown --split-mode '%s' (layer, row, tensor)", a->split_modes.item[i]);
+        }
     }
     list_parse(&a->threads, "--threads", threads);
     int_list_parse(&a->n_threads, "--threads", threads, 1, 512);
@@ -532,23 +557,28 @@ static int run_model(const struct args *a) {
     bench_model_print_header(stdout, a->fmt);
     fflush(stdout);
     int rc = 0;
-    for (int d = 0; d < a->devices.n && rc == 0; d++) {
+    for (int d = 0; d < a->devices.n * a->split_modes.n && rc == 0; d++) {
+        const char *list = a->devices.item[d / a->split_modes.n], *sm = a->split_modes.item[d % a->split_modes.n];
         char devices[256]; /* the list as vnpu_model_params takes it (comma-separated), then as the column shows it */
-        snprintf(devices, sizeof(devices), "%s", a->devices.item[d] ? a->devices.item[d] : "the default devices");
+        snprintf(devices, sizeof(devices), "%s", list ? list : "the default devices");
         for (char *p = strchr(devices, '/'); p; p = strchr(p, '/')) {
             *p = ',';
         }
         struct vnpu_model_params mp = vnpu_model_default_params();
-        mp.devices = a->devices.item[d] ? devices : NULL;
+        mp.devices = list ? devices : NULL;
+        mp.split_mode = (enum vnpu_split_mode) split_mode_parse(sm);
         struct vnpu_model *model = NULL;
         if (vnpu_model_load(a->model, &mp, &model) != VNPU_STATUS_OK) {
-            fprintf(stderr, TOOL ": cannot load %s on %s\n", a->model, devices);
+            fprintf(stderr, TOOL ": cannot load %s on %s (-sm %s)\n", a->model, devices, sm);
             rc = 1;
             break;
         }
-        snprintf(devices, sizeof(devices), "%s", vnpu_model_devices(model));
-        for (char *p = strchr(devices, ','); p; p = strchr(p, ',')) {
-            *p = '/';
+        /* the devices column: the model's devices, '/'-joined, and the split mode unless it is the layer split */
+        const bool layer = mp.split_mode == VNPU_SPLIT_MODE_LAYER;
+        snprintf(devices, sizeof(devices), "%s%s%s", vnpu_model_devices(model), layer ? "" : " -sm ", layer ? "" : sm);
+        for (char *p = devices, depth = 0; *p; p++) { /* the list's commas, not a group's (HTP0[0,2]) */
+            depth += *p == '[' ? 1 : *p == ']' ? -1 : 0;
+            *p = *p == ',' && depth == 0 ? '/' : *p;
         }
         char desc[256];
         vnpu_model_desc(model, desc, sizeof(desc));
@@ -581,6 +611,7 @@ int main(int argc, char **argv) {
     const int rc = a.model ? run_model(&a) : run_ops(&a);
     free(a.types.copy);
     free(a.devices.copy);
+    free(a.split_modes.copy);
     free(a.threads.copy);
     return rc;
 }
