@@ -1,5 +1,7 @@
 #include "log.h"
 
+#include "env.h"
+
 #include <stdarg.h>
 
 static vnpu_log_fn log_fn;
@@ -8,9 +10,9 @@ static int log_level = -1; /* -1: not yet read from VNPU_LOG */
 
 static int log_level_get(void) {
     if (log_level < 0) {
-        const char *env = getenv("VNPU_LOG");
-        int level = env ? atoi(env) : VNPU_LOG_WARN;
-        log_level = level < VNPU_LOG_ERROR ? VNPU_LOG_ERROR : level > VNPU_LOG_DEBUG ? VNPU_LOG_DEBUG : level;
+        uint32_t level; /* a bad value: the default (the log cannot report on itself) */
+        vnpu_env_uint("VNPU_LOG", 0, 1000, VNPU_LOG_WARN, &level, NULL, 0);
+        log_level = level > VNPU_LOG_DEBUG ? VNPU_LOG_DEBUG : (int) level; /* VNPU_LOG_ERROR is 0 */
     }
     return log_level;
 }

@@ -1,6 +1,7 @@
 /* The HTP devices' environment: see htp-config.h. */
 #include "htp-config.h"
 
+#include "env.h"
 #include "htp-msg.h"
 #include "log.h"
 
@@ -16,22 +17,9 @@ static enum vnpu_status config_status;
 static char config_error[256];
 static pthread_once_t config_once = PTHREAD_ONCE_INIT;
 
-/* Variable name as an unsigned in [lo, hi] (decimal or 0x hex); def when unset or empty. */
+/* Variable name as an unsigned in [lo, hi] (vnpu_env_uint), its error in config_error. */
 static bool env_uint(const char *name, uint32_t lo, uint32_t hi, uint32_t def, uint32_t *out) {
-    const char *s = getenv(name);
-    *out = def;
-    if (!s || !*s) {
-        return true;
-    }
-    char *end;
-    errno = 0;
-    const unsigned long v = strtoul(s, &end, 0);
-    if (errno || *end || s[0] == '-' || v < lo || v > hi) {
-        snprintf(config_error, sizeof(config_error), "%s='%s': expected an integer in %u..%u", name, s, lo, hi);
-        return false;
-    }
-    *out = (uint32_t) v;
-    return true;
+    return vnpu_env_uint(name, lo, hi, def, out, config_error, sizeof(config_error));
 }
 
 static void config_parse(void) {

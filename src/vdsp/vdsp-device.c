@@ -4,6 +4,7 @@
  * reading VTCM it never wrote computes garbage), its HVX and HMX pools, one DMA queue per NPU thread, its
  * threads and its cycle clock. Sessions build on it; tests open one bare.
  */
+#include "env.h"
 #include "log.h"
 #include "vdsp-impl.h"
 
@@ -28,8 +29,9 @@ enum vnpu_status vdsp_device_open(const struct vdsp_device_params *params, struc
     dev->id = params->id;
     snprintf(dev->name, sizeof(dev->name), "HTP%u", params->id);
     dev->dma_strict = params->dma_strict;
-    const char *verbose = getenv("VNPU_VERBOSE");
-    dev->verbose = verbose ? atoi(verbose) : 0;
+    uint32_t verbose = 0; /* a bad value: the HTP configuration reports it (htp-config.c) */
+    vnpu_env_uint("VNPU_VERBOSE", 0, 2, 0, &verbose, NULL, 0);
+    dev->verbose = (int) verbose;
     dev->page_shift = (unsigned) __builtin_ctzl((unsigned long) sysconf(_SC_PAGESIZE));
     pthread_mutex_init(&dev->threads_lock, NULL);
     vdsp_sem_init(&dev->hvx, dev->target.n_hvx_contexts);

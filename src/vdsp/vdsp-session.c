@@ -10,6 +10,7 @@
  * every request the DMA queues are emptied; in strict mode a request that left pushes unpopped answers
  * HTP_STATUS_DMA_LEAK unless it already failed.
  */
+#include "env.h"
 #include "htp-msg.h"
 #include "log.h"
 #include "vdsp-impl.h"
@@ -38,19 +39,17 @@ struct vdsp_session {
     bool stopping;
 };
 
-/* VNPU_WINDOW_MB: 1..4096, or unset. */
+/* VNPU_WINDOW_MB: 1..4096 MiB, or unset (*size unchanged). */
 static enum vnpu_status env_window(size_t *size) {
-    const char *env = getenv("VNPU_WINDOW_MB");
-    if (!env || !*env) {
-        return VNPU_STATUS_OK;
-    }
-    char *end;
-    const unsigned long mb = strtoul(env, &end, 10);
-    if (*end != '\0' || env[0] == '-' || mb == 0 || mb > 4096) {
-        vnpu_log_error("VNPU_WINDOW_MB='%s', expected 1..4096 (MiB of 32-bit address window)", env);
+    uint32_t mb = 0;
+    char why[160];
+    if (!vnpu_env_uint("VNPU_WINDOW_MB", 1, 4096, 0, &mb, why, sizeof(why))) {
+        vnpu_log_error("%s (MiB of 32-bit address window)", why);
         return VNPU_STATUS_BAD_ARG;
     }
-    *size = (size_t) mb << 20;
+    if (mb > 0) {
+        *size = (size_t) mb << 20;
+    }
     return VNPU_STATUS_OK;
 }
 
@@ -66,15 +65,13 @@ enum vnpu_status vdsp_window_size_default(enum vdsp_arch arch, size_t *size) {
 
 /* VNPU_DMA_STRICT: 0, 1 or unset. */
 static enum vnpu_status env_strict(uint32_t id, bool *strict) {
-    const char *env = getenv("VNPU_DMA_STRICT");
-    if (!env || !*env || strcmp(env, "0") == 0) {
-        return VNPU_STATUS_OK;
-    }
-    if (strcmp(env, "1") != 0) {
-        vnpu_log_error("HTP%u: VNPU_DMA_STRICT='%s', expected 0 or 1", id, env);
+    uint32_t v = 0;
+    char why[160];
+    if (!vnpu_env_uint("VNPU_DMA_STRICT", 0, 1, 0, &v, why, sizeof(why))) {
+        vnpu_log_error("HTP%u: %s", id, why);
         return VNPU_STATUS_BAD_ARG;
     }
-    *strict = true;
+    *strict = *strict || v == 1;
     return VNPU_STATUS_OK;
 }
 

@@ -440,15 +440,26 @@ static void test_session_open_errors(void **state) {
     open_fails(&p, VNPU_STATUS_DEVICE, "HTP0: the NPU library refused to start: start() failed");
     unsetenv("VNPU_TEST_NPU_REFUSE");
 
-    static const char *const bad_windows[] = {"abc", "0", "5000", "-1", "12x"};
+    /* The VNPU_* integers (vnpu_env_uint): decimal digits or 0x and hex digits, nothing else. */
+    static const char *const bad_windows[] = {"abc", "0", "5000", "-1", "12x", " 4", "+4", "4 ", "0x", "0x1001"};
     for (size_t i = 0; i < sizeof(bad_windows) / sizeof(bad_windows[0]); i++) {
         setenv("VNPU_WINDOW_MB", bad_windows[i], 1);
-        snprintf(want, sizeof(want), "VNPU_WINDOW_MB='%s', expected 1..4096", bad_windows[i]);
+        snprintf(want, sizeof(want), "VNPU_WINDOW_MB='%s': expected an integer in 1..4096", bad_windows[i]);
         open_fails(&p, VNPU_STATUS_BAD_ARG, want);
+    }
+    static const struct {
+        const char *value;
+        size_t mb;
+    } good_windows[] = {{"010", 10}, {"08", 8}, {"0x10", 16}, {"0X1f", 31}, {"4096", 4096}};
+    for (size_t i = 0; i < sizeof(good_windows) / sizeof(good_windows[0]); i++) {
+        setenv("VNPU_WINDOW_MB", good_windows[i].value, 1);
+        size_t size = 0;
+        assert_int_equal(vdsp_window_size_default(VDSP_ARCH_V79, &size), VNPU_STATUS_OK);
+        assert_int_equal(size, good_windows[i].mb << 20);
     }
     unsetenv("VNPU_WINDOW_MB");
     setenv("VNPU_DMA_STRICT", "yes", 1);
-    open_fails(&p, VNPU_STATUS_BAD_ARG, "VNPU_DMA_STRICT='yes', expected 0 or 1");
+    open_fails(&p, VNPU_STATUS_BAD_ARG, "HTP0: VNPU_DMA_STRICT='yes': expected an integer in 0..1");
     unsetenv("VNPU_DMA_STRICT");
 
     /* A good VNPU_WINDOW_MB gives the default window; the params' own window still wins. */
