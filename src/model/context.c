@@ -250,7 +250,10 @@ static enum vnpu_status decode_batch(struct vnpu_context *c, const vnpu_token *t
                                          .kv_head = start,
                                          .flash_attn = c->params.flash_attn,
                                          .layer_dev = c->layer_dev,
-                                         .tensor_dev = c->devs};
+                                         .tensor_dev = c->devs,
+                                         /* token_embd stays in the mapping: the CPU (listed last) reads the
+                                          * input's rows, as llama.cpp's input layer is the CPU's */
+                                         .input_dev = c->devs[c->n_devs - 1]};
     struct llama_graph_inputs in;
     llama_graph_build(gctx, g, c->model, &c->kv, &p, &in);
     enum vnpu_status st = vnpu_gallocr_alloc_graph(c->galloc, g);

@@ -208,7 +208,7 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
 
     struct vnpu_tensor *inp_l = named(vnpu_get_rows(ctx, w->token_embd, in->tokens), "inp_embd", -1);
     vnpu_graph_build_forward_expand(g, inp_l);
-    int layer_start = g->n_nodes; /* the first node not yet placed */
+    int layer_start = place_nodes(g, 0, p->input_dev); /* the first node not yet placed */
     for (int il = 0; il < (int) hp->n_layer; il++) {
         const struct llama_layer *y = &w->layers[il];
         const struct llama_layer_part whole = llama_layer_part_get(w, y, 0);
@@ -244,8 +244,24 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
         layer_start = place_nodes(g, layer_start, dev);
     }
     struct vnpu_tensor *cur = rms_norm_mul(ctx, inp_l, w->output_norm, hp->rms_eps, "result_norm", -1);
+    struct vnpu_device *out_dev = p->layer_dev ? p->layer_dev[hp->n_layer] : NULL;
+    if (w->n_part > 0) { /* each device its rows of the logits, gathered into the result */
+        vnpu_graph_build_forward_expand(g, cur);
+        layer_start = place_nodes(g, layer_start, out_dev);
+        in->logits = named(vnpu_new_tensor_2d(ctx, VNPU_TYPE_F32, hp->n_vocab, cur->ne[1]), "result_output", -1);
+        in->logits->flags |= VNPU_TENSOR_FLAG_OUTPUT;
+        for (int d = 0; d < w->n_part; d++) {
+            if (w->output_part[d]) {
+                struct vnpu_tensor *part = vnpu_mul_mat(ctx, w->output_part[d], cur);
+                vnpu_set_name(part, "result_output.part%d", d);
+                gather_rows(ctx, g, part, in->logits, w->split.vocab[d].start);
+                layer_start = place_nodes(g, layer_start, p->tensor_dev[d]);
+            }
+        }
+        return;
+    }
     in->logits = named(vnpu_mul_mat(ctx, w->output, cur), "result_output", -1);
     in->logits->flags |= VNPU_TENSOR_FLAG_OUTPUT;
     vnpu_graph_build_forward_expand(g, in->logits);
-    place_nodes(g, layer_start, p->layer_dev ? p->layer_dev[hp->n_layer] : NULL);
+    place_nodes(g, layer_start, out_dev);
 }

@@ -78,7 +78,13 @@ static enum vnpu_status weights_walk(struct weight_loader *l, const struct llama
         return st;
     }
     if (!w->output) {
-        w->output = w->token_embd; /* tied embeddings */
+        /* Tied embeddings: the output matrix is the token embedding's data in a tensor of its own, as llama.cpp
+         * duplicates it for the output layer, so that it is placed for its MUL_MAT while token_embd stays flat in
+         * the mapping for the input's GET_ROWS. */
+        w->output = vnpu_new_tensor_2d(l->ctx, w->token_embd->type, n_embd, n_vocab);
+        w->output->data = w->token_embd->data;
+        w->output->flags |= VNPU_TENSOR_FLAG_WEIGHT;
+        vnpu_set_name(w->output, "output.weight");
     }
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         struct llama_layer *y = &w->layers[il];

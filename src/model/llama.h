@@ -54,13 +54,15 @@ struct llama_tensor_range {
  * rows, so that each output element is computed by one device with the whole K, exactly as one device computes it.
  * Device d computes the KV heads head_kv[d] (and the n_head / n_head_kv query heads of each: the rows of attn_q,
  * attn_k, attn_v and its slice of the KV cache), the feed-forward features ff[d] (rows of ffn_gate and ffn_up) and
- * the model-dimension rows embd[d] (rows of attn_output and ffn_down). Each device's results are gathered into the
- * whole tensor in shared memory before the next matrix reads them. */
+ * the model-dimension rows embd[d] (rows of attn_output and ffn_down), and the output matrix's rows vocab[d] (its
+ * logits). Each device's results are gathered into the whole tensor in shared memory before the next matrix (or
+ * the caller, for the logits) reads them. */
 struct llama_tensor_split {
     int n_dev;
     struct llama_tensor_range head_kv[LLAMA_MAX_DEVICES];
     struct llama_tensor_range ff[LLAMA_MAX_DEVICES];
     struct llama_tensor_range embd[LLAMA_MAX_DEVICES];
+    struct llama_tensor_range vocab[LLAMA_MAX_DEVICES]; /* rows of the output matrix: its logits */
 };
 
 /* Rows of a tensor split's unit for the features and the model dimension: one 32-row tile of the REPACK formats,
@@ -88,12 +90,13 @@ struct llama_weights {
     struct vnpu_ctx *ctx;            /* tensor structs of every weight (data in the file mapping or a buffer) */
     struct vnpu_tensor *token_embd;  /* [n_embd, n_vocab] */
     struct vnpu_tensor *output_norm; /* [n_embd] */
-    struct vnpu_tensor *output;      /* [n_embd, n_vocab]; token_embd when tied */
+    struct vnpu_tensor *output;      /* [n_embd, n_vocab]; when tied, token_embd's data in a tensor of its own */
     struct vnpu_tensor *rope_freqs;  /* [n_rot / 2] or NULL */
     struct llama_layer *layers;      /* n_layer */
     int n_part;                      /* devices of the tensor split (llama_weights_split); 0: not split */
     struct llama_tensor_split split; /* its plan, when n_part > 0 */
-    struct vnpu_ctx *split_ctx;      /* tensor structs of the slices (views of the weights' data) */
+    struct vnpu_tensor *output_part[LLAMA_MAX_DEVICES]; /* device d's rows of output (split.vocab[d]); NULL: none */
+    struct vnpu_ctx *split_ctx;                         /* tensor structs of the slices (views of the weights' data) */
 };
 
 /* Find every llama tensor of f, check its shape against hp and its type (a type with a dequantizer for
@@ -161,14 +164,15 @@ struct llama_graph_params {
                                             * preferred device, llama_layer_devices); NULL: no preference */
     struct vnpu_device *const *tensor_dev; /* [model->w.n_part]: the devices of a tensor split, device d computing
                                             * the slices part[d] of every layer */
+    struct vnpu_device *input_dev;         /* the input's (token embedding's) device; NULL: no preference */
 };
 
 /* Build the forward graph of p.n_tokens tokens into g (tensors in ctx, no data), writing K/V of the new
  * tokens into cells kv_head.. of the cache. Every node of layer il gets p.layer_dev[il] as its preferred device,
- * the output's nodes p.layer_dev[n_layer], the input's (token embedding) none; in a tensor split the nodes of
+ * the output's nodes p.layer_dev[n_layer], the input's (token embedding) p.input_dev; in a tensor split the nodes of
  * device d's slices p.tensor_dev[d], each writing its rows of the whole result (its heads' attention, its rows of
- * attn_output, its features, its rows of ffn_down) into a gather tensor the next matrix reads whole; norms and
- * residual ADDs on p.layer_dev[il]. */
+ * attn_output, its features, its rows of ffn_down, its logits) into a gather tensor the next matrix (or the
+ * caller) reads whole; norms and residual ADDs on p.layer_dev[il]. */
 void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct vnpu_model *model,
                        const struct llama_kv_cache *kv, const struct llama_graph_params *p,
                        struct llama_graph_inputs *in);
@@ -213,8 +217,8 @@ void llama_layer_devices(struct vnpu_device **devs, int n_devs, int n_layer, int
                          struct vnpu_device **layer_dev);
 
 /* The plan of hp's layers over n_dev (2..LLAMA_MAX_DEVICES - 1) devices. Units: one KV head (with its query
- * heads); LLAMA_TENSOR_SPLIT_ROWS features; LLAMA_TENSOR_SPLIT_ROWS rows of the model dimension. Each device gets
- * units / n_dev units, the last also the remainder (units and elements), as the seed's htp-tensor.h ranges do; a
+ * heads); LLAMA_TENSOR_SPLIT_ROWS features, rows of the model dimension, rows of the output (vocabulary). Each device
+ * gets units / n_dev units, the last also the remainder (units and elements), as the seed's htp-tensor.h ranges do; a
  * dimension of fewer units than devices is not split (device 0 computes it whole, the others get empty ranges: the
  * seed's device-0 fallback). Error: VNPU_STATUS_BAD_ARG (logged) for n_dev out of range. */
 enum vnpu_status llama_tensor_split_plan(const struct llama_hparams *hp, int n_dev, struct llama_tensor_split *s);

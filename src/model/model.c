@@ -46,50 +46,43 @@ static enum vnpu_status model_init(const struct gguf_file *f, struct vnpu_model 
 
 /* ---- weight placement ---- */
 
-/* A weight and the ops that read it in the forward graph (llama-graph.c). */
+/* A weight matrix read by a MUL_MAT of the forward graph (llama-graph.c), and the device that computes it. */
 struct weight_use {
     struct vnpu_tensor *t;
-    int il;        /* its layer (llama_layer_device: n_layer for the output), -1 for the input (token_embd) */
-    int part;      /* a tensor split's slice: its device (0..n_part-1); -1: a whole weight */
-    bool get_rows; /* token_embd */
-    bool mul_mat;  /* every other matrix, and token_embd when the output is tied to it */
+    int il;   /* its layer (llama_layer_device: n_layer for the output) */
+    int part; /* a tensor split's slice: its device (0..n_part-1); -1: a whole weight */
 };
 
-/* Whether dev computes every use of u: its supports_op on probe nodes of those ops (one index, one activation
- * column), named "load:<weight>" in VNPU_VERBOSE lines. */
+/* Whether dev computes the MUL_MAT of u: its supports_op on a probe node (one activation column), named
+ * "load:<weight>" in VNPU_VERBOSE lines. */
 static enum vnpu_status weight_probe(struct vnpu_device *dev, const struct weight_use *u, bool *takes) {
-    struct vnpu_ctx *ctx = vnpu_ctx_new(8 * vnpu_tensor_overhead(), true);
+    struct vnpu_ctx *ctx = vnpu_ctx_new(4 * vnpu_tensor_overhead(), true);
     if (!ctx) {
-        vnpu_log_error("%s: cannot allocate the probe nodes of weight %s", vnpu_device_name(dev), u->t->name);
+        vnpu_log_error("%s: cannot allocate the probe node of weight %s", vnpu_device_name(dev), u->t->name);
         return VNPU_STATUS_NO_MEMORY;
     }
-    *takes = true;
-    if (u->mul_mat) {
-        struct vnpu_tensor *op = vnpu_mul_mat(ctx, u->t, vnpu_new_tensor_2d(ctx, VNPU_TYPE_F32, u->t->ne[0], 1));
-        vnpu_set_name(op, "load:%s", u->t->name);
-        *takes = vnpu_device_supports_op(dev, op);
-    }
-    if (*takes && u->get_rows) {
-        struct vnpu_tensor *op = vnpu_get_rows(ctx, u->t, vnpu_new_tensor_1d(ctx, VNPU_TYPE_I32, 1));
-        vnpu_set_name(op, "load:%s", u->t->name);
-        *takes = vnpu_device_supports_op(dev, op);
-    }
+    struct vnpu_tensor *op = vnpu_mul_mat(ctx, u->t, vnpu_new_tensor_2d(ctx, VNPU_TYPE_F32, u->t->ne[0], 1));
+    vnpu_set_name(op, "load:%s", u->t->name);
+    *takes = vnpu_device_supports_op(dev, op);
     vnpu_ctx_free(ctx);
     return VNPU_STATUS_OK;
 }
 
-/* Every weight matrix with its uses; *n gets the count. */
+/* Every weight matrix a MUL_MAT reads; *n gets the count. token_embd is not one: it stays in the file's mapping,
+ * and the input's GET_ROWS is the CPU's, as llama.cpp keeps its input layer on the CPU. */
 static struct weight_use *weight_uses(const struct vnpu_model *m, int *n) {
     const struct llama_weights *w = &m->w;
     const int n_part = w->n_part > 0 ? w->n_part : 1;
-    struct weight_use *u = calloc(2 + 7 * (size_t) n_part * m->hp.n_layer, sizeof(*u));
+    struct weight_use *u = calloc((7 * (size_t) m->hp.n_layer + 1) * (size_t) n_part, sizeof(*u));
     *n = 0;
     if (!u) {
         return NULL;
     }
-    u[(*n)++] = (struct weight_use){w->token_embd, -1, -1, true, w->output == w->token_embd};
-    if (w->output != w->token_embd) {
-        u[(*n)++] = (struct weight_use){w->output, (int) m->hp.n_layer, -1, false, true};
+    for (int d = 0; d < n_part; d++) { /* a tensor split's slices replace the whole output */
+        struct vnpu_tensor *t = w->n_part > 0 ? w->output_part[d] : w->output;
+        if (t) { /* NULL: device d computes none of the logits */
+            u[(*n)++] = (struct weight_use){t, (int) m->hp.n_layer, w->n_part > 0 ? d : -1};
+        }
     }
     for (uint32_t il = 0; il < m->hp.n_layer; il++) {
         const struct llama_layer *y = &w->layers[il];
@@ -98,7 +91,7 @@ static struct weight_use *weight_uses(const struct vnpu_model *m, int *n) {
             struct vnpu_tensor *const mats[7] = {pt.wq, pt.wk, pt.wv, pt.wo, pt.ffn_gate, pt.ffn_up, pt.ffn_down};
             for (int i = 0; i < 7; i++) {
                 if (mats[i]) { /* NULL: device d takes no part in that block */
-                    u[(*n)++] = (struct weight_use){mats[i], (int) il, w->n_part > 0 ? d : -1, false, true};
+                    u[(*n)++] = (struct weight_use){mats[i], (int) il, w->n_part > 0 ? d : -1};
                 }
             }
         }
@@ -113,8 +106,8 @@ static size_t weight_slot(struct vnpu_buffer_type *bt, const struct vnpu_tensor 
 
 /* Place the weights on the devices that compute with them, as llama.cpp's loader selects a weight's buffer type:
  * each block-quantized matrix goes to the weight buffer type of its layer's device (llama_layer_devices: the
- * layer split; token_embd, read by the input, has none; a tensor split's slice, part[d], device d's) when that device's
- * supports_op takes every op that reads it (MUL_MAT, GET_ROWS for token_embd), else of the first device of the model's
+ * layer split; a tensor split's slice, part[d], device d's) when that device's supports_op takes its MUL_MAT
+ * (token_embd, read by the input's GET_ROWS on the CPU, stays in the mapping), else of the first device of the model's
  * list that does, copied there with vnpu_tensor_set (an HTP device's REPACK buffer tiles it), in buffers of
  * VNPU_BUFFER_USAGE_WEIGHTS of at most the type's max size (as llama.cpp's loader allocates them), as few as that
  * allows; when that device is the CPU, or the weight is F32/F16 (no device stores those in a layout of its own), it
@@ -140,9 +133,7 @@ static enum vnpu_status model_place_weights(struct vnpu_model *m, const struct v
         if (!vnpu_type_traits_get(uses[i].t->type)->is_quantized) {
             continue;
         }
-        struct vnpu_device *first = uses[i].part >= 0 ? devs[uses[i].part]
-                                    : uses[i].il >= 0 ? layer_dev[uses[i].il]
-                                                      : NULL;
+        struct vnpu_device *first = uses[i].part >= 0 ? devs[uses[i].part] : layer_dev[uses[i].il];
         bool takes = false;
         for (int d = -1; d < n_devs && !takes && st == VNPU_STATUS_OK; d++) { /* d = -1: the layer's device */
             struct vnpu_device *dev = d < 0 ? first : devs[d];

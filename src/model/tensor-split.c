@@ -30,11 +30,13 @@ enum vnpu_status llama_tensor_split_plan(const struct llama_hparams *hp, int n_d
         s->head_kv[d] = unit_range(hp->n_head_kv, 1, d, n_dev);
         s->ff[d] = unit_range(hp->n_ff, LLAMA_TENSOR_SPLIT_ROWS, d, n_dev);
         s->embd[d] = unit_range(hp->n_embd, LLAMA_TENSOR_SPLIT_ROWS, d, n_dev);
+        s->vocab[d] = unit_range(hp->n_vocab, LLAMA_TENSOR_SPLIT_ROWS, d, n_dev);
     }
     return VNPU_STATUS_OK;
 }
 
-/* The slice of weight t of rows r: a view of its data; t itself when that is all of it, NULL when empty. */
+/* The slice of weight t of rows r, device d's: a view of its data named "<weight>.part<d>"; t itself when that is all
+ * of it, NULL when empty. */
 static struct vnpu_tensor *row_slice(struct vnpu_ctx *ctx, struct vnpu_tensor *t, struct llama_tensor_range r, int d) {
     if (r.n == 0 || r.n == t->ne[1]) {
         return r.n ? t : NULL;
@@ -51,12 +53,15 @@ enum vnpu_status llama_weights_split(struct llama_weights *w, const struct llama
     if (st != VNPU_STATUS_OK) {
         return st;
     }
-    w->split_ctx = vnpu_ctx_new(7 * (size_t) n_part * hp->n_layer * vnpu_tensor_overhead(), true);
+    w->split_ctx = vnpu_ctx_new((7 * (size_t) hp->n_layer + 1) * (size_t) n_part * vnpu_tensor_overhead(), true);
     if (!w->split_ctx) {
-        vnpu_log_error("cannot allocate the tensor split's %d x 7 x %u slices", n_part, hp->n_layer);
+        vnpu_log_error("cannot allocate the tensor split's %d x (7 x %u + 1) slices", n_part, hp->n_layer);
         return VNPU_STATUS_NO_MEMORY;
     }
     const int64_t head_dim = hp->n_embd_head, n_gqa = hp->n_head / hp->n_head_kv;
+    for (int d = 0; d < n_part; d++) {
+        w->output_part[d] = row_slice(w->split_ctx, w->output, w->split.vocab[d], d);
+    }
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         struct llama_layer *y = &w->layers[il];
         for (int d = 0; d < n_part; d++) {

@@ -227,7 +227,10 @@ static void test_tensor_split_plan(void **state) {
 static void assert_cover(const struct llama_tensor_split *s, int which, int64_t ne, int64_t unit) {
     int64_t end = 0;
     for (int d = 0; d < s->n_dev; d++) {
-        const struct llama_tensor_range r = which == 0 ? s->head_kv[d] : which == 1 ? s->ff[d] : s->embd[d];
+        const struct llama_tensor_range r = which == 0   ? s->head_kv[d]
+                                            : which == 1 ? s->ff[d]
+                                            : which == 2 ? s->embd[d]
+                                                         : s->vocab[d];
         if (r.n > 0) {
             assert_int_equal(r.start, end);
             assert_int_equal(r.start % unit, 0);
@@ -247,12 +250,14 @@ static void test_tensor_split_cover(void **state) {
                                                  .n_head = 2 * n_head_kv,
                                                  .n_head_kv = n_head_kv,
                                                  .n_embd_head = 64,
-                                                 .n_ff = (uint32_t) n_ff};
+                                                 .n_ff = (uint32_t) n_ff,
+                                                 .n_vocab = (uint32_t) (7 * n_ff + 5)};
                 struct llama_tensor_split s;
                 assert_int_equal(llama_tensor_split_plan(&hp, n_dev, &s), VNPU_STATUS_OK);
                 assert_cover(&s, 0, n_head_kv, 1);
                 assert_cover(&s, 1, hp.n_ff, LLAMA_TENSOR_SPLIT_ROWS);
                 assert_cover(&s, 2, hp.n_embd, LLAMA_TENSOR_SPLIT_ROWS);
+                assert_cover(&s, 3, hp.n_vocab, LLAMA_TENSOR_SPLIT_ROWS);
             }
         }
     }
