@@ -156,6 +156,41 @@ static void test_htp_layer_split(void **state) {
     free(err);
 }
 
+/* -sm row over a group keeps it (it is split by rows already) and gives llama.cpp's tokens; -sm row over a group
+ * next to another NPU device, and -sm tensor over a group, are refused at load naming the list and what to do. */
+static void test_htp_split_mode_group(void **state) {
+    (void) state;
+    int want[64], got[64];
+    assert_int_equal(test_greedy_ids("stories260K.gguf", "greedy_tokens", want, 64), 40);
+    char *err = NULL;
+    int rc = test_run(NULL, &err,
+                      "VNPU_NDEV=2 %s/vnpu-cli -m %s -p 'Once upon a time' -n 40 --temp 0 -t 2 --device 'HTP0[0-1]' "
+                      "-sm row --print-token-ids",
+                      test_tools_dir(), test_model_path("stories260K.gguf"));
+    if (rc != 0 || !strstr(err, "\ndevices: HTP0[0-1]\n")) {
+        fail_msg("--device 'HTP0[0-1]' -sm row: exit %d, or not on HTP0[0-1]:\n%.4000s", rc, err);
+    }
+    assert_int_equal(test_parse_ids(err, "generated ids", got, 64), 40);
+    assert_memory_equal(got, want, 40 * sizeof(int));
+    free(err);
+    static const struct {
+        const char *option, *message;
+    } bad[] = {
+        {"'HTP0[0-1],HTP2' -sm row", "error: device list 'HTP0[0-1],HTP2': split mode row makes one group"},
+        {"'HTP0[0-1]' -sm tensor", "error: device list 'HTP0[0-1]': split mode tensor splits the matrices over "
+                                   "single HTP<n> devices, and 'HTP0[0-1]' is a row-split group"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        rc = test_run(NULL, &err, "VNPU_NDEV=3 %s/vnpu-cli -m %s -p 'Once upon a time' -n 1 --device %s",
+                      test_tools_dir(), test_model_path("stories260K.gguf"), bad[i].option);
+        if (rc == 0 || !strstr(err, bad[i].message)) {
+            fail_msg("--device %s: exit %d, expected a failure with '%s':\n%.4000s", bad[i].option, rc, bad[i].message,
+                     err);
+        }
+        free(err);
+    }
+}
+
 /* VNPU_OPFILTER keeps the matching ops on the CPU, with the filter as the reason. */
 static void test_htp_opfilter(void **state) {
     (void) state;
@@ -215,6 +250,7 @@ int main(void) {
         cmocka_unit_test(test_htp_strict_six_workers),
         cmocka_unit_test(test_htp_small_window),
         cmocka_unit_test(test_htp_layer_split),
+        cmocka_unit_test(test_htp_split_mode_group),
         cmocka_unit_test(test_htp_opfilter),
         cmocka_unit_test(test_htp_opstage_profile),
     };
