@@ -1,7 +1,8 @@
 /*
  * vnpu-cli's CPU reference path (--device CPU) against llama.cpp's recorded outputs (../shared/models/reference,
  * made with llama.cpp's CPU backend; see ../shared/models/README.md section 4): greedy tokens of stories260K and
- * its F16/Q8_0 files, last-prompt-position logits of the Q4_0 file and of llama-2-tiny-random.
+ * its F16/Q8_0 files, last-prompt-position logits of the Q4_0 file and of llama-2-tiny-random. Then what vnpu-cli
+ * tells the user about its prompt and context, on that path.
  */
 #include "test-common.h"
 
@@ -111,11 +112,32 @@ static void test_step0_tiny_random(void **state) {
     check_step0("llama-2-tiny-random.gguf", "llama-2-tiny-random");
 }
 
+/* vnpu-cli on stories260K with --device CPU and args: its exit status, stdout and stderr (*out, *err: freed by the
+ * caller). */
+static int run_cli(const char *args, char **out, char **err) {
+    return test_run(out, err, "%s/vnpu-cli -m %s --device CPU -t 2 --temp 0 --seed 1 %s", test_tools_dir(),
+                    test_model_path("stories260K.gguf"), args);
+}
+
+/* An id of --tokens outside the vocabulary fails before any decode, naming the id, its position and n_vocab. */
+static void test_tokens_out_of_vocab(void **state) {
+    (void) state;
+    char *out = NULL, *err = NULL;
+    const int rc = run_cli("--tokens 1,99999 -n 2", &out, &err);
+    if (rc == 0 || !strstr(err, "vnpu-cli: --tokens: id 99999 at position 1 is outside the vocabulary (n_vocab 512") ||
+        strstr(err, "decode")) {
+        fail_msg("exit %d:\n%s", rc, err);
+    }
+    free(out);
+    free(err);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_greedy_f32), cmocka_unit_test(test_greedy_f32_no_flash_attn),
-        cmocka_unit_test(test_greedy_f16), cmocka_unit_test(test_greedy_q8_0),
-        cmocka_unit_test(test_step0_q4_0), cmocka_unit_test(test_step0_tiny_random),
+        cmocka_unit_test(test_greedy_f32),          cmocka_unit_test(test_greedy_f32_no_flash_attn),
+        cmocka_unit_test(test_greedy_f16),          cmocka_unit_test(test_greedy_q8_0),
+        cmocka_unit_test(test_step0_q4_0),          cmocka_unit_test(test_step0_tiny_random),
+        cmocka_unit_test(test_tokens_out_of_vocab),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -243,10 +243,21 @@ static int32_t parse_token_list(const char *list, vnpu_token **out) {
     return n;
 }
 
-/* The prompt's token ids, or -1 with a message. */
+/* The prompt's token ids, or -1 with a message (an id of --tokens outside the vocabulary: the first, its position). */
 static int32_t prompt_tokens(const struct vnpu_model *model, const struct cli_args *a, vnpu_token **out) {
     if (a->tokens) {
-        return parse_token_list(a->tokens, out);
+        const int32_t n = parse_token_list(a->tokens, out), n_vocab = vnpu_model_n_vocab(model);
+        for (int32_t i = 0; i < n; i++) {
+            if ((*out)[i] >= n_vocab) {
+                fprintf(stderr,
+                        TOOL ": --tokens: id %d at position %d is outside the vocabulary (n_vocab %d: ids 0..%d)\n",
+                        (*out)[i], i, n_vocab, n_vocab - 1);
+                free(*out);
+                *out = NULL;
+                return -1;
+            }
+        }
+        return n;
     }
     size_t len = a->prompt ? strlen(a->prompt) : 0;
     char *file_text = a->prompt_file ? read_prompt_file(a->prompt_file, &len) : NULL;
@@ -438,9 +449,9 @@ int main(int argc, char **argv) {
 
     struct vnpu_context *ctx = NULL;
     vnpu_token *tokens = NULL;
-    int32_t n_prompt = -1;
-    if (vnpu_context_new(model, &a.cparams, &ctx) == VNPU_STATUS_OK) {
-        n_prompt = prompt_tokens(model, &a, &tokens);
+    int32_t n_prompt = prompt_tokens(model, &a, &tokens);
+    if (n_prompt > 0 && vnpu_context_new(model, &a.cparams, &ctx) != VNPU_STATUS_OK) {
+        n_prompt = -1;
     }
     int rc = 1;
     if (n_prompt == 0) {
