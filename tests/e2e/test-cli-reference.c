@@ -132,12 +132,30 @@ static void test_tokens_out_of_vocab(void **state) {
     free(err);
 }
 
+/* A prompt as long as the context runs (nothing generated with -n 0); one token longer is refused, naming both. */
+static void test_prompt_fills_context(void **state) {
+    (void) state;
+    char *out = NULL, *err = NULL;
+    int rc = run_cli("-p 'Once upon a time' -c 5 -n 0 --print-token-ids", &out, &err); /* 5 tokens, BOS first */
+    if (rc != 0 || !strstr(err, "prompt ids: 1 403 407 261 378\n") || !strstr(err, "generated ids:\n")) {
+        fail_msg("-c 5 -n 0: exit %d:\n%s", rc, err);
+    }
+    free(out);
+    free(err);
+    rc = run_cli("-p 'Once upon a time' -c 4 -n 0", &out, &err);
+    if (rc == 0 || !strstr(err, "vnpu-cli: the prompt has 5 tokens, the context only 4")) {
+        fail_msg("-c 4: exit %d:\n%s", rc, err);
+    }
+    free(out);
+    free(err);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_greedy_f32),          cmocka_unit_test(test_greedy_f32_no_flash_attn),
         cmocka_unit_test(test_greedy_f16),          cmocka_unit_test(test_greedy_q8_0),
         cmocka_unit_test(test_step0_q4_0),          cmocka_unit_test(test_step0_tiny_random),
-        cmocka_unit_test(test_tokens_out_of_vocab),
+        cmocka_unit_test(test_tokens_out_of_vocab), cmocka_unit_test(test_prompt_fills_context),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

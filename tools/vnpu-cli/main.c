@@ -456,8 +456,8 @@ int main(int argc, char **argv) {
     int rc = 1;
     if (n_prompt == 0) {
         fprintf(stderr, TOOL ": the prompt has no tokens\n");
-    } else if (n_prompt > 0 && (uint32_t) n_prompt >= vnpu_n_ctx(ctx)) {
-        fprintf(stderr, TOOL ": the prompt has %d tokens, the context only %u\n", n_prompt, vnpu_n_ctx(ctx));
+    } else if (n_prompt > 0 && (uint32_t) n_prompt > vnpu_n_ctx(ctx)) {
+        fprintf(stderr, TOOL ": the prompt has %d tokens, the context only %u (-c)\n", n_prompt, vnpu_n_ctx(ctx));
     } else if (n_prompt > 0) {
         const int32_t room = (int32_t) vnpu_n_ctx(ctx) - n_prompt;
         const int32_t n_cap = a.n_predict < 0 || a.n_predict > room ? room : a.n_predict;
