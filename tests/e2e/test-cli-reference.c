@@ -150,12 +150,38 @@ static void test_prompt_fills_context(void **state) {
     free(err);
 }
 
+/* Generation that fills the context stops with a note on stderr saying so and how many tokens it made, exit 0;
+ * one that ends as asked, just before, says nothing. The prompt is 5 tokens. */
+static void test_context_full_note(void **state) {
+    (void) state;
+    static const struct {
+        const char *args, *note; /* NULL: none */
+    } cases[] = {
+        {"-c 8 -n 20", "vnpu-cli: context full (8 tokens, -c): stopped after 3 generated tokens of the 20 asked\n"},
+        {"-c 8 -n -2", "vnpu-cli: context full (8 tokens, -c): stopped after 3 generated tokens\n"},
+        {"-c 5 -n 1", "vnpu-cli: context full (5 tokens, -c): stopped after 0 generated tokens of the 1 asked\n"},
+        {"-c 8 -n 3", NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char args[128], *out = NULL, *err = NULL;
+        snprintf(args, sizeof(args), "-p 'Once upon a time' %s", cases[i].args);
+        const int rc = run_cli(args, &out, &err);
+        if (rc != 0 || (cases[i].note ? !strstr(err, cases[i].note) : strstr(err, "context full") != NULL)) {
+            fail_msg("%s: exit %d, expected %s:\n%s", cases[i].args, rc, cases[i].note ? cases[i].note : "no note",
+                     err);
+        }
+        free(out);
+        free(err);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_greedy_f32),          cmocka_unit_test(test_greedy_f32_no_flash_attn),
         cmocka_unit_test(test_greedy_f16),          cmocka_unit_test(test_greedy_q8_0),
         cmocka_unit_test(test_step0_q4_0),          cmocka_unit_test(test_step0_tiny_random),
         cmocka_unit_test(test_tokens_out_of_vocab), cmocka_unit_test(test_prompt_fills_context),
+        cmocka_unit_test(test_context_full_note),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

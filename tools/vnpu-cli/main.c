@@ -366,10 +366,11 @@ static int generate(struct vnpu_model *model, struct vnpu_context *ctx, struct v
         logits_file_row(lf, vnpu_get_logits(ctx, i), n_vocab);
     }
     int32_t n_gen = 0;
+    bool eog = false;
     while (ok && n_gen < n_cap) {
         const vnpu_token t = vnpu_sampler_sample(smpl, vnpu_get_logits(ctx, -1), n_vocab);
         tokens[n_prompt + n_gen++] = t;
-        const bool eog = vnpu_model_is_eog(model, t) && !a->ignore_eos;
+        eog = vnpu_model_is_eog(model, t) && !a->ignore_eos;
         if (!eog) {
             print_piece(model, t);
         }
@@ -385,6 +386,16 @@ static int generate(struct vnpu_model *model, struct vnpu_context *ctx, struct v
         }
     }
     printf("\n");
+    fflush(stdout); /* the text before the note below */
+    const uint32_t n_ctx = vnpu_n_ctx(ctx);
+    if (ok && !eog && (uint32_t) (n_prompt + n_gen) == n_ctx && (a->n_predict < 0 || a->n_predict > n_gen)) {
+        if (a->n_predict > 0) {
+            fprintf(stderr, TOOL ": context full (%u tokens, -c): stopped after %d generated tokens of the %d asked\n",
+                    n_ctx, n_gen, a->n_predict);
+        } else {
+            fprintf(stderr, TOOL ": context full (%u tokens, -c): stopped after %d generated tokens\n", n_ctx, n_gen);
+        }
+    }
     if (ok && a->logits_out) {
         ok = logits_file_finish(lf, n_vocab, tokens, n_prompt, n_gen);
     }
