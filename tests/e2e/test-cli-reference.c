@@ -175,13 +175,33 @@ static void test_context_full_note(void **state) {
     }
 }
 
+/* -f echoes its file's text as -p echoes its argument, no space added before it (SPM's, in the tokens only), and
+ * drops one final newline as llama.cpp's -f does: the same stdout and tokens as -p with the text. */
+static void test_prompt_file_echo(void **state) {
+    (void) state;
+    char path[4096], args[4200], *out_p = NULL, *out_f = NULL, *err = NULL;
+    snprintf(path, sizeof(path), "%s/prompt.txt", test_tmpdir());
+    test_write_file(path, "Once upon a time\n", strlen("Once upon a time\n"));
+    assert_int_equal(run_cli("-p 'Once upon a time' -n 4", &out_p, &err), 0);
+    free(err);
+    snprintf(args, sizeof(args), "-f %s -n 4 --print-token-ids", path);
+    assert_int_equal(run_cli(args, &out_f, &err), 0);
+    if (strncmp(out_f, "Once upon a time, there", strlen("Once upon a time, there")) != 0 || strcmp(out_f, out_p) ||
+        !strstr(err, "prompt ids: 1 403 407 261 378\n")) {
+        fail_msg("-f stdout '%s', -p stdout '%s':\n%s", out_f, out_p, err);
+    }
+    free(out_p);
+    free(out_f);
+    free(err);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_greedy_f32),          cmocka_unit_test(test_greedy_f32_no_flash_attn),
         cmocka_unit_test(test_greedy_f16),          cmocka_unit_test(test_greedy_q8_0),
         cmocka_unit_test(test_step0_q4_0),          cmocka_unit_test(test_step0_tiny_random),
         cmocka_unit_test(test_tokens_out_of_vocab), cmocka_unit_test(test_prompt_fills_context),
-        cmocka_unit_test(test_context_full_note),
+        cmocka_unit_test(test_context_full_note),   cmocka_unit_test(test_prompt_file_echo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

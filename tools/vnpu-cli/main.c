@@ -21,7 +21,8 @@
 
 struct cli_args {
     const char *model;
-    const char *prompt;
+    const char *prompt; /* -p's, or -f's file read (main) */
+    size_t prompt_len;
     const char *prompt_file;
     const char *tokens; /* comma-separated ids */
     const char *logits_out;
@@ -187,7 +188,8 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
     }
 }
 
-/* The prompt file's bytes (NUL-terminated), or NULL with a message. */
+/* The prompt file's bytes (NUL-terminated) but for one final newline, dropped as llama.cpp's -f drops it; NULL with a
+ * message. */
 static char *read_prompt_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -213,6 +215,7 @@ static char *read_prompt_file(const char *path, size_t *len) {
         free(text);
         return NULL;
     }
+    n -= n > 0 && text[n - 1] == '\n';
     text[n] = '\0';
     *len = n;
     return text;
@@ -259,16 +262,9 @@ static int32_t prompt_tokens(const struct vnpu_model *model, const struct cli_ar
         }
         return n;
     }
-    size_t len = a->prompt ? strlen(a->prompt) : 0;
-    char *file_text = a->prompt_file ? read_prompt_file(a->prompt_file, &len) : NULL;
-    const char *text = a->prompt ? a->prompt : file_text;
-    if (!text) {
-        return -1;
-    }
-    const int32_t n_max = (int32_t) (len + 8);
+    const int32_t n_max = (int32_t) (a->prompt_len + 8);
     vnpu_token *ids = malloc((size_t) n_max * sizeof(*ids));
-    const int32_t n = ids ? vnpu_tokenize(model, text, len, ids, n_max, true, true) : -1;
-    free(file_text);
+    const int32_t n = ids ? vnpu_tokenize(model, a->prompt, a->prompt_len, ids, n_max, true, true) : -1;
     if (n < 0) {
         fprintf(stderr, TOOL ": cannot tokenize the prompt\n");
         free(ids);
@@ -425,14 +421,25 @@ int main(int argc, char **argv) {
         fprintf(stderr, "seed: %llu\n", (unsigned long long) a.sparams.seed);
     }
 
-    struct logits_file lf = {0}; /* opened first: a bad path fails before the model loads */
+    char *file_text = NULL; /* read first, as the paths below: a bad one fails before the model loads */
+    if (a.prompt_file) {
+        if (!(file_text = read_prompt_file(a.prompt_file, &a.prompt_len))) {
+            return 1;
+        }
+        a.prompt = file_text;
+    } else if (a.prompt) {
+        a.prompt_len = strlen(a.prompt);
+    }
+    struct logits_file lf = {0};
     if (a.logits_out && !logits_file_open(&lf, a.logits_out)) {
+        free(file_text);
         return 1;
     }
     struct vnpu_file_out trace_probe; /* the trace is written at the end: its path is tried now */
     if (a.cparams.trace_path) {
         if (vnpu_file_out_open(a.cparams.trace_path, &trace_probe) != VNPU_STATUS_OK) {
             vnpu_file_out_abort(&lf.out);
+            free(file_text);
             return 1;
         }
         vnpu_file_out_abort(&trace_probe);
@@ -447,6 +454,7 @@ int main(int argc, char **argv) {
     if (vnpu_model_load(a.model, &mparams, &model) != VNPU_STATUS_OK) {
         fprintf(stderr, TOOL ": cannot load model %s\n", a.model);
         vnpu_file_out_abort(&lf.out);
+        free(file_text);
         return 1;
     }
     char desc[256];
@@ -476,8 +484,8 @@ int main(int argc, char **argv) {
         struct vnpu_sampler *smpl = vnpu_sampler_new(&a.sparams);
         if (all && smpl) {
             tokens = all;
-            if (a.prompt) {
-                fputs(a.prompt, stdout);
+            if (a.prompt) { /* the text as given (llama.cpp prints the prompt's pieces, SPM's added space too) */
+                fwrite(a.prompt, 1, a.prompt_len, stdout);
             } else {
                 for (int32_t i = 0; i < n_prompt; i++) {
                     print_piece(model, tokens[i]);
@@ -492,6 +500,7 @@ int main(int argc, char **argv) {
     }
     vnpu_file_out_abort(&lf.out); /* nothing left when generate committed it */
     free(tokens);
+    free(file_text);
     vnpu_context_free(ctx);
     vnpu_model_free(model);
     return rc;
