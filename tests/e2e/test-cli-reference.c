@@ -195,6 +195,26 @@ static void test_prompt_file_echo(void **state) {
     free(err);
 }
 
+/* Of -p, -f and --tokens the last given is the prompt (llama.cpp's -p and -f set one prompt, the last wins). */
+static void test_last_prompt_wins(void **state) {
+    (void) state;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/prompt-last.txt", test_tmpdir());
+    test_write_file(path, "Once upon a time", strlen("Once upon a time"));
+    static const char *const before[] = {"-f", "-p 'Hi' --tokens 7 -f", "-f"};
+    static const char *const after[] = {"-p 'Hi' -p 'Once upon a time'", "", "-p 'Hi' --tokens 1,403,407,261,378"};
+    for (int i = 0; i < 3; i++) {
+        char args[4400], *out = NULL, *err = NULL;
+        snprintf(args, sizeof(args), "-n 1 --print-token-ids %s %s %s", before[i], path, after[i]);
+        const int rc = run_cli(args, &out, &err);
+        if (rc != 0 || !strstr(err, "prompt ids: 1 403 407 261 378\n")) {
+            fail_msg("%s: exit %d, the prompt not 'Once upon a time':\n%s", args, rc, err);
+        }
+        free(out);
+        free(err);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_greedy_f32),          cmocka_unit_test(test_greedy_f32_no_flash_attn),
@@ -202,6 +222,7 @@ int main(void) {
         cmocka_unit_test(test_step0_q4_0),          cmocka_unit_test(test_step0_tiny_random),
         cmocka_unit_test(test_tokens_out_of_vocab), cmocka_unit_test(test_prompt_fills_context),
         cmocka_unit_test(test_context_full_note),   cmocka_unit_test(test_prompt_file_echo),
+        cmocka_unit_test(test_last_prompt_wins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

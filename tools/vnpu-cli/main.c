@@ -43,6 +43,7 @@ static void usage(FILE *out) {
             "  -p, --prompt TEXT        prompt text (BOS added as the vocabulary says)\n"
             "  -f, --file FILE          read the prompt from FILE\n"
             "      --tokens IDS         prompt as comma-separated token ids, used verbatim\n"
+            "                           (of -p, -f and --tokens the last given is the prompt, as llama.cpp's -p, -f)\n"
             "  -n, --n-predict N        tokens to generate (-1: until end of text; -2: until the context is full;\n"
             "                           default -1)\n"
             "  -t, --threads N          CPU threads (default: all cores)\n"
@@ -102,12 +103,15 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
             exit(0);
         } else if (IS("-m", "--model")) {
             a->model = VALUE();
-        } else if (IS("-p", "--prompt")) {
+        } else if (IS("-p", "--prompt")) { /* the last prompt given wins, as llama.cpp's -p and -f */
             a->prompt = VALUE();
+            a->prompt_file = a->tokens = NULL;
         } else if (IS("-f", "--file")) {
             a->prompt_file = VALUE();
+            a->prompt = a->tokens = NULL;
         } else if (IS("--tokens", "--tokens")) {
             a->tokens = VALUE();
+            a->prompt = a->prompt_file = NULL;
         } else if (IS("-n", "--n-predict")) {
             a->n_predict = (int32_t) tool_parse_int(TOOL, o, VALUE(), -2, 1 << 24);
         } else if (IS("-t", "--threads")) {
@@ -169,8 +173,8 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
         fprintf(stderr, TOOL ": no model given (-m FILE)\n");
         exit(2);
     }
-    if (!!a->prompt + !!a->prompt_file + !!a->tokens != 1) {
-        fprintf(stderr, TOOL ": give exactly one prompt: -p TEXT, -f FILE or --tokens IDS\n");
+    if (!a->prompt && !a->prompt_file && !a->tokens) {
+        fprintf(stderr, TOOL ": no prompt given (-p TEXT, -f FILE or --tokens IDS)\n");
         exit(2);
     }
     if (a->cparams.trace_path && a->cparams.devices && !strstr(a->cparams.devices, "HTP")) {
