@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether name (len bytes) names a row-split group, HTP<a>[<members>]. */
+static bool is_group(const char *name, size_t len) {
+    return len > 3 && memcmp(name, "HTP", 3) == 0 && memchr(name, '[', len);
+}
+
 /* Open the device called name (len bytes). */
 static enum vnpu_status device_open(const char *name, size_t len, int n_threads, struct vnpu_device **dev) {
     if (len == 3 && memcmp(name, "CPU", 3) == 0) {
@@ -18,7 +23,7 @@ static enum vnpu_status device_open(const char *name, size_t len, int n_threads,
     if (vnpu_htp_device_parse(name, len, &index)) {
         return vnpu_htp_device_get(index, dev);
     }
-    if (len > 3 && memcmp(name, "HTP", 3) == 0 && memchr(name, '[', len)) {
+    if (is_group(name, len)) {
         return vnpu_htp_group_get(name, len, dev);
     }
     vnpu_log_error("unknown device '%.*s' (available: CPU, HTP0..HTP<VNPU_NDEV - 1>, groups HTP<a>[<members>])",
@@ -129,7 +134,13 @@ enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode
         for (const char *p = list; st == VNPU_STATUS_OK && *p; p += *p == ',') {
             const size_t len = item_len(p);
             uint32_t index;
-            if (!(len == 3 && memcmp(p, "CPU", 3) == 0) && !vnpu_htp_device_parse(p, len, &index)) {
+            if (is_group(p, len)) {
+                vnpu_log_error("device list '%s': split mode tensor splits the matrices over single HTP<n> devices, "
+                               "and '%.*s' is a row-split group: list its members as HTP<n> for a tensor split, or "
+                               "use -sm row (or layer) with the group",
+                               list, (int) len, p);
+                st = VNPU_STATUS_BAD_ARG;
+            } else if (!(len == 3 && memcmp(p, "CPU", 3) == 0) && !vnpu_htp_device_parse(p, len, &index)) {
                 vnpu_log_error("device list '%s': split mode tensor splits the matrices over the listed HTP<n> "
                                "devices, and '%.*s' is not one",
                                list, (int) len, p);
@@ -138,8 +149,9 @@ enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode
             p += len;
         }
     } else if (mode != VNPU_SPLIT_MODE_LAYER) {
-        /* row: the listed HTP<n> become one group, named for the first; the CPU stays the fallback */
-        size_t n_members = 0, len_members = 0;
+        /* row: the listed HTP<n> become one group, named for the first; a list of one group is one already; the
+         * CPU stays the fallback */
+        size_t n_members = 0, len_members = 0, n_groups = 0;
         bool cpu = false;
         uint32_t first = 0;
         for (const char *p = list;; p++) {
@@ -147,15 +159,16 @@ enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode
             uint32_t index;
             if (len == 3 && memcmp(p, "CPU", 3) == 0) {
                 cpu = true;
+            } else if (is_group(p, len)) {
+                n_groups++;
             } else if (vnpu_htp_device_parse(p, len, &index)) {
                 first = n_members++ ? first : index;
                 len_members +=
                     (size_t) snprintf(members + len_members, size - len_members, "%s%u", len_members ? "," : "", index);
             } else {
-                vnpu_log_error(
-                    "device list '%s': split mode row groups the listed HTP<n> devices, and '%.*s' is not "
-                    "one (a group HTP<a>[...] is split by rows already; -sm layer splits layers over groups)",
-                    list, (int) len, p);
+                vnpu_log_error("device list '%s': split mode row groups the listed HTP<n> devices, and '%.*s' is not "
+                               "one",
+                               list, (int) len, p);
                 st = VNPU_STATUS_BAD_ARG;
                 break;
             }
@@ -163,6 +176,13 @@ enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode
             if (!*p) {
                 break;
             }
+        }
+        if (st == VNPU_STATUS_OK && n_groups > 0 && n_groups + n_members > 1) {
+            vnpu_log_error("device list '%s': split mode row makes one group of the NPU devices, and the list "
+                           "names a group next to other NPU devices: name every member in one group (HTP0[0-3]), "
+                           "or split the layers over the groups with -sm layer",
+                           list);
+            st = VNPU_STATUS_BAD_ARG;
         }
         if (st == VNPU_STATUS_OK && n_members > 1) { /* one NPU device or none: nothing to split, as it is */
             snprintf(s, size, "HTP%u[%s]%s", first, members, cpu ? ",CPU" : "");

@@ -190,10 +190,10 @@ double llama_time_ms(void);
 enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu_device **devs, int *n_devs);
 
 /* The device list of split mode mode over list (allocated into *out; the caller frees it): layer, list itself;
- * row, its HTP<n> devices as one group "HTP<first>[<n>,...]" (the CPU kept as named; one NPU device or none stays
- * as it is); tensor, list itself, every item an HTP<n> or the CPU (vnpu_model_load splits the matrices over the
- * NPU devices when there are two or more). Errors: VNPU_STATUS_BAD_ARG (row or tensor over a list naming a group
- * or an unknown device), VNPU_STATUS_NO_MEMORY. */
+ * row, its HTP<n> devices as one group "HTP<first>[<n>,...]" (the CPU kept as named; one NPU device or none, or
+ * one group, stays as it is); tensor, list itself, every item an HTP<n> or the CPU (vnpu_model_load splits the
+ * matrices over the NPU devices when there are two or more). Errors: VNPU_STATUS_BAD_ARG (row over a group next to
+ * other NPU devices, tensor over a group, either over an unknown device), VNPU_STATUS_NO_MEMORY. */
 enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode, char **out);
 
 /* The devices a model runs on when none are named, as llama.cpp offloads to every GPU it finds and splits the

@@ -99,6 +99,18 @@ static struct weight_use *weight_uses(const struct vnpu_model *m, int *n) {
     return u;
 }
 
+/* Whether weight t takes more bytes than the largest weight buffer of a device of m whose weights are not host memory:
+ * one that would stage t (an NPU: src/host/htp-stage.c copies a weight of the file's mapping into one buffer). */
+static bool weight_passes_a_max(const struct vnpu_model *m, const struct vnpu_tensor *t) {
+    for (int d = 0; d < m->n_devs; d++) {
+        struct vnpu_buffer_type *bt = vnpu_device_weight_buffer_type(m->devs[d], t);
+        if (bt != vnpu_host_buffer_type() && vnpu_nbytes(t) > vnpu_buffer_type_max_size(bt)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Bytes t takes in a buffer of type bt, rounded up to the next tensor's alignment. */
 static size_t weight_slot(struct vnpu_buffer_type *bt, const struct vnpu_tensor *t) {
     return (vnpu_buffer_type_alloc_size(bt, t) + bt->alignment - 1) / bt->alignment * bt->alignment;
@@ -111,9 +123,10 @@ static size_t weight_slot(struct vnpu_buffer_type *bt, const struct vnpu_tensor 
  * list that does, copied there with vnpu_tensor_set (an HTP device's REPACK buffer tiles it), in buffers of
  * VNPU_BUFFER_USAGE_WEIGHTS of at most the type's max size (as llama.cpp's loader allocates them), as few as that
  * allows; when that device is the CPU, or the weight is F32/F16 (no device stores those in a layout of its own), it
- * stays in the file's mapping (an NPU stages it on first use). progress gets the fraction of bytes placed. The contexts
- * of the model must include the devices its weights were placed for: the CPU cannot read a tiled weight. The devices
- * are the model's (m->devs), which it holds until it is freed, after its buffers. */
+ * stays in the file's mapping (an NPU stages it on first use, into one buffer: one larger than that NPU's weight
+ * buffer type's max size is an error, as a placed weight's is). progress gets the fraction of bytes placed. The
+ * contexts of the model must include the devices its weights were placed for: the CPU cannot read a tiled weight. The
+ * devices are the model's (m->devs), which it holds until it is freed, after its buffers. */
 static enum vnpu_status model_place_weights(struct vnpu_model *m, const struct vnpu_model_params *params) {
     struct vnpu_device **devs = m->devs;
     const int n_devs = m->n_devs;
@@ -130,8 +143,9 @@ static enum vnpu_status model_place_weights(struct vnpu_model *m, const struct v
     llama_layer_devices(devs, n_devs, (int) m->hp.n_layer, m->w.n_part, layer_dev);
     size_t total = 0, done = 0;
     for (int i = 0; i < n_uses && st == VNPU_STATUS_OK; i++) {
-        if (!vnpu_type_traits_get(uses[i].t->type)->is_quantized) {
-            continue;
+        const bool quantized = vnpu_type_traits_get(uses[i].t->type)->is_quantized;
+        if (!quantized && !weight_passes_a_max(m, uses[i].t)) {
+            continue; /* stays in the mapping, and fits wherever it is staged (the probes below only when not) */
         }
         struct vnpu_device *first = uses[i].part >= 0 ? devs[uses[i].part] : layer_dev[uses[i].il];
         bool takes = false;
@@ -141,10 +155,20 @@ static enum vnpu_status model_place_weights(struct vnpu_model *m, const struct v
                 continue;
             }
             st = weight_probe(dev, &uses[i], &takes);
-            if (takes) {
-                struct vnpu_buffer_type *bt = vnpu_device_weight_buffer_type(dev, uses[i].t);
-                bts[i] = bt == vnpu_host_buffer_type() ? NULL : bt;
+            struct vnpu_buffer_type *bt = takes ? vnpu_device_weight_buffer_type(dev, uses[i].t) : NULL;
+            bt = bt == vnpu_host_buffer_type() ? NULL : bt;
+            if (quantized) {
+                bts[i] = bt;
                 total += bts[i] ? vnpu_nbytes(uses[i].t) : 0;
+            } else if (bt && vnpu_nbytes(uses[i].t) > vnpu_buffer_type_max_size(bt)) {
+                /* a staged copy is one buffer of dev's (src/host/htp-stage.c), checked now, not at the first use */
+                vnpu_log_error("%s: weight %s (%s, kept in the file's mapping and staged by %s) takes %zu bytes, "
+                               "more than the largest %s buffer (%zu bytes; an HTP buffer's limit follows the window, "
+                               "VNPU_WINDOW_MB, and VNPU_MBUF_MB)",
+                               gguf_path(m->gguf), uses[i].t->name, vnpu_type_name(uses[i].t->type),
+                               vnpu_device_name(dev), vnpu_nbytes(uses[i].t), vnpu_buffer_type_name(bt),
+                               vnpu_buffer_type_max_size(bt));
+                st = VNPU_STATUS_NO_MEMORY;
             }
         }
     }

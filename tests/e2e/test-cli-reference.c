@@ -1,7 +1,8 @@
 /*
  * vnpu-cli's CPU reference path (--device CPU) against llama.cpp's recorded outputs (../shared/models/reference,
  * made with llama.cpp's CPU backend; see ../shared/models/README.md section 4): greedy tokens of stories260K and
- * its F16/Q8_0 files, last-prompt-position logits of the Q4_0 file and of llama-2-tiny-random.
+ * its F16/Q8_0 files, last-prompt-position logits of the Q4_0 file and of llama-2-tiny-random. Then what vnpu-cli
+ * tells the user about its prompt and context, on that path.
  */
 #include "test-common.h"
 
@@ -111,11 +112,117 @@ static void test_step0_tiny_random(void **state) {
     check_step0("llama-2-tiny-random.gguf", "llama-2-tiny-random");
 }
 
+/* vnpu-cli on stories260K with --device CPU and args: its exit status, stdout and stderr (*out, *err: freed by the
+ * caller). */
+static int run_cli(const char *args, char **out, char **err) {
+    return test_run(out, err, "%s/vnpu-cli -m %s --device CPU -t 2 --temp 0 --seed 1 %s", test_tools_dir(),
+                    test_model_path("stories260K.gguf"), args);
+}
+
+/* An id of --tokens outside the vocabulary fails before any decode, naming the id, its position and n_vocab. */
+static void test_tokens_out_of_vocab(void **state) {
+    (void) state;
+    char *out = NULL, *err = NULL;
+    const int rc = run_cli("--tokens 1,99999 -n 2", &out, &err);
+    if (rc == 0 || !strstr(err, "vnpu-cli: --tokens: id 99999 at position 1 is outside the vocabulary (n_vocab 512") ||
+        strstr(err, "decode")) {
+        fail_msg("exit %d:\n%s", rc, err);
+    }
+    free(out);
+    free(err);
+}
+
+/* A prompt as long as the context runs (nothing generated with -n 0); one token longer is refused, naming both. */
+static void test_prompt_fills_context(void **state) {
+    (void) state;
+    char *out = NULL, *err = NULL;
+    int rc = run_cli("-p 'Once upon a time' -c 5 -n 0 --print-token-ids", &out, &err); /* 5 tokens, BOS first */
+    if (rc != 0 || !strstr(err, "prompt ids: 1 403 407 261 378\n") || !strstr(err, "generated ids:\n")) {
+        fail_msg("-c 5 -n 0: exit %d:\n%s", rc, err);
+    }
+    free(out);
+    free(err);
+    rc = run_cli("-p 'Once upon a time' -c 4 -n 0", &out, &err);
+    if (rc == 0 || !strstr(err, "vnpu-cli: the prompt has 5 tokens, the context only 4")) {
+        fail_msg("-c 4: exit %d:\n%s", rc, err);
+    }
+    free(out);
+    free(err);
+}
+
+/* Generation that fills the context stops with a note on stderr saying so and how many tokens it made, exit 0;
+ * one that ends as asked, just before, says nothing. The prompt is 5 tokens. */
+static void test_context_full_note(void **state) {
+    (void) state;
+    static const struct {
+        const char *args, *note; /* NULL: none */
+    } cases[] = {
+        {"-c 8 -n 20", "vnpu-cli: context full (8 tokens, -c): stopped after 3 generated tokens of the 20 asked\n"},
+        {"-c 8 -n -2", "vnpu-cli: context full (8 tokens, -c): stopped after 3 generated tokens\n"},
+        {"-c 5 -n 1", "vnpu-cli: context full (5 tokens, -c): stopped after 0 generated tokens of the 1 asked\n"},
+        {"-c 8 -n 3", NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char args[128], *out = NULL, *err = NULL;
+        snprintf(args, sizeof(args), "-p 'Once upon a time' %s", cases[i].args);
+        const int rc = run_cli(args, &out, &err);
+        if (rc != 0 || (cases[i].note ? !strstr(err, cases[i].note) : strstr(err, "context full") != NULL)) {
+            fail_msg("%s: exit %d, expected %s:\n%s", cases[i].args, rc, cases[i].note ? cases[i].note : "no note",
+                     err);
+        }
+        free(out);
+        free(err);
+    }
+}
+
+/* -f echoes its file's text as -p echoes its argument, no space added before it (SPM's, in the tokens only), and
+ * drops one final newline as llama.cpp's -f does: the same stdout and tokens as -p with the text. */
+static void test_prompt_file_echo(void **state) {
+    (void) state;
+    char path[4096], args[4200], *out_p = NULL, *out_f = NULL, *err = NULL;
+    snprintf(path, sizeof(path), "%s/prompt.txt", test_tmpdir());
+    test_write_file(path, "Once upon a time\n", strlen("Once upon a time\n"));
+    assert_int_equal(run_cli("-p 'Once upon a time' -n 4", &out_p, &err), 0);
+    free(err);
+    snprintf(args, sizeof(args), "-f %s -n 4 --print-token-ids", path);
+    assert_int_equal(run_cli(args, &out_f, &err), 0);
+    if (strncmp(out_f, "Once upon a time, there", strlen("Once upon a time, there")) != 0 || strcmp(out_f, out_p) ||
+        !strstr(err, "prompt ids: 1 403 407 261 378\n")) {
+        fail_msg("-f stdout '%s', -p stdout '%s':\n%s", out_f, out_p, err);
+    }
+    free(out_p);
+    free(out_f);
+    free(err);
+}
+
+/* Of -p, -f and --tokens the last given is the prompt (llama.cpp's -p and -f set one prompt, the last wins). */
+static void test_last_prompt_wins(void **state) {
+    (void) state;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/prompt-last.txt", test_tmpdir());
+    test_write_file(path, "Once upon a time", strlen("Once upon a time"));
+    static const char *const before[] = {"-f", "-p 'Hi' --tokens 7 -f", "-f"};
+    static const char *const after[] = {"-p 'Hi' -p 'Once upon a time'", "", "-p 'Hi' --tokens 1,403,407,261,378"};
+    for (int i = 0; i < 3; i++) {
+        char args[4400], *out = NULL, *err = NULL;
+        snprintf(args, sizeof(args), "-n 1 --print-token-ids %s %s %s", before[i], path, after[i]);
+        const int rc = run_cli(args, &out, &err);
+        if (rc != 0 || !strstr(err, "prompt ids: 1 403 407 261 378\n")) {
+            fail_msg("%s: exit %d, the prompt not 'Once upon a time':\n%s", args, rc, err);
+        }
+        free(out);
+        free(err);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_greedy_f32), cmocka_unit_test(test_greedy_f32_no_flash_attn),
-        cmocka_unit_test(test_greedy_f16), cmocka_unit_test(test_greedy_q8_0),
-        cmocka_unit_test(test_step0_q4_0), cmocka_unit_test(test_step0_tiny_random),
+        cmocka_unit_test(test_greedy_f32),          cmocka_unit_test(test_greedy_f32_no_flash_attn),
+        cmocka_unit_test(test_greedy_f16),          cmocka_unit_test(test_greedy_q8_0),
+        cmocka_unit_test(test_step0_q4_0),          cmocka_unit_test(test_step0_tiny_random),
+        cmocka_unit_test(test_tokens_out_of_vocab), cmocka_unit_test(test_prompt_fills_context),
+        cmocka_unit_test(test_context_full_note),   cmocka_unit_test(test_prompt_file_echo),
+        cmocka_unit_test(test_last_prompt_wins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,8 +3,9 @@
  * stories260K in F32 and F16 must give the same 40 tokens as on llama.cpp's CPU backend, with every node
  * of the graph either executed on HTP0 or refused by its supports_op with a stated reason (VNPU_VERBOSE), and
  * one session opened per device for the model and its context (one VNPU_VERBOSE banner each). Then the same
- * without --device (the default: every NPU device), under strict DMA with six workers, in an 8 MiB window, and on
- * HTP0,HTP1 splitting the layers; VNPU_OPFILTER, VNPU_OPSTAGE and VNPU_PROFILE at work.
+ * without --device (the default: every NPU device), under strict DMA with six workers, in an 8 MiB window (and an F32
+ * weight too large for a 4 MiB one refused at load), on HTP0,HTP1 splitting the layers and on a group with -sm;
+ * VNPU_OPFILTER, VNPU_OPSTAGE and VNPU_PROFILE at work.
  */
 #include "test-common.h"
 
@@ -134,6 +135,39 @@ static void test_htp_small_window(void **state) {
     check_greedy_htp("stories260K.gguf", "VNPU_WINDOW_MB=8");
 }
 
+/* An F32 weight is staged from the file's mapping into one buffer, held to the HTP buffers' max (a third of the
+ * window here): gen_gguf's model with a 2 MiB F32 token_embd fails to load in a 4 MiB window (max 1398016 bytes),
+ * naming the weight, its size and the limit, before any request; in an 8 MiB window (max 2796160) it generates. */
+static void test_htp_staged_weight_window(void **state) {
+    (void) state;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/f32-embd.gguf", test_tmpdir());
+    assert_int_equal(test_run(NULL, NULL,
+                              "%s/gen_gguf --preset tiny --n-layer 1 --n-vocab 2048 --type q8_0 --embd-type f32 "
+                              "--output-type q8_0 -o %s > /dev/null",
+                              test_oracle_bin(), path),
+                     0);
+    char *err = NULL;
+    int rc =
+        test_run(NULL, &err, "VNPU_WINDOW_MB=4 %s/vnpu-cli -m %s --tokens 1,2,3 -n 2 --temp 0 -t 2 -c 64 --device HTP0",
+                 test_tools_dir(), path);
+    if (rc == 0 ||
+        !strstr(err, "weight token_embd.weight (f32, kept in the file's mapping and staged by HTP0) takes "
+                     "2097152 bytes, more than the largest HTP0-REPACK buffer (1398016 bytes; ") ||
+        !strstr(err, "VNPU_WINDOW_MB") || !strstr(err, "vnpu-cli: cannot load model") || strstr(err, "request")) {
+        fail_msg("VNPU_WINDOW_MB=4: exit %d, expected a load error naming token_embd.weight:\n%.4000s", rc, err);
+    }
+    free(err);
+    rc = test_run(NULL, &err,
+                  "VNPU_WINDOW_MB=8 %s/vnpu-cli -m %s --tokens 1,2,3 -n 2 --temp 0 -t 2 -c 64 --device HTP0 "
+                  "--print-token-ids",
+                  test_tools_dir(), path);
+    if (rc != 0 || !strstr(err, "generated ids: ")) {
+        fail_msg("VNPU_WINDOW_MB=8: exit %d:\n%.4000s", rc, err);
+    }
+    free(err);
+}
+
 /* Whether some execute-op line of dev names a node of layer il ("<what>-<il> : "). */
 static bool executed_layer(const char *err, const char *dev, int il) {
     char execute[64], suffix[16];
@@ -154,6 +188,41 @@ static void test_htp_layer_split(void **state) {
         }
     }
     free(err);
+}
+
+/* -sm row over a group keeps it (it is split by rows already) and gives llama.cpp's tokens; -sm row over a group
+ * next to another NPU device, and -sm tensor over a group, are refused at load naming the list and what to do. */
+static void test_htp_split_mode_group(void **state) {
+    (void) state;
+    int want[64], got[64];
+    assert_int_equal(test_greedy_ids("stories260K.gguf", "greedy_tokens", want, 64), 40);
+    char *err = NULL;
+    int rc = test_run(NULL, &err,
+                      "VNPU_NDEV=2 %s/vnpu-cli -m %s -p 'Once upon a time' -n 40 --temp 0 -t 2 --device 'HTP0[0-1]' "
+                      "-sm row --print-token-ids",
+                      test_tools_dir(), test_model_path("stories260K.gguf"));
+    if (rc != 0 || !strstr(err, "\ndevices: HTP0[0-1]\n")) {
+        fail_msg("--device 'HTP0[0-1]' -sm row: exit %d, or not on HTP0[0-1]:\n%.4000s", rc, err);
+    }
+    assert_int_equal(test_parse_ids(err, "generated ids", got, 64), 40);
+    assert_memory_equal(got, want, 40 * sizeof(int));
+    free(err);
+    static const struct {
+        const char *option, *message;
+    } bad[] = {
+        {"'HTP0[0-1],HTP2' -sm row", "error: device list 'HTP0[0-1],HTP2': split mode row makes one group"},
+        {"'HTP0[0-1]' -sm tensor", "error: device list 'HTP0[0-1]': split mode tensor splits the matrices over "
+                                   "single HTP<n> devices, and 'HTP0[0-1]' is a row-split group"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        rc = test_run(NULL, &err, "VNPU_NDEV=3 %s/vnpu-cli -m %s -p 'Once upon a time' -n 1 --device %s",
+                      test_tools_dir(), test_model_path("stories260K.gguf"), bad[i].option);
+        if (rc == 0 || !strstr(err, bad[i].message)) {
+            fail_msg("--device %s: exit %d, expected a failure with '%s':\n%.4000s", bad[i].option, rc, bad[i].message,
+                     err);
+        }
+        free(err);
+    }
 }
 
 /* VNPU_OPFILTER keeps the matching ops on the CPU, with the filter as the reason. */
@@ -214,7 +283,9 @@ int main(void) {
         cmocka_unit_test(test_htp_default_devices),
         cmocka_unit_test(test_htp_strict_six_workers),
         cmocka_unit_test(test_htp_small_window),
+        cmocka_unit_test(test_htp_staged_weight_window),
         cmocka_unit_test(test_htp_layer_split),
+        cmocka_unit_test(test_htp_split_mode_group),
         cmocka_unit_test(test_htp_opfilter),
         cmocka_unit_test(test_htp_opstage_profile),
     };

@@ -21,7 +21,8 @@
 
 struct cli_args {
     const char *model;
-    const char *prompt;
+    const char *prompt; /* -p's, or -f's file read (main) */
+    size_t prompt_len;
     const char *prompt_file;
     const char *tokens; /* comma-separated ids */
     const char *logits_out;
@@ -42,6 +43,7 @@ static void usage(FILE *out) {
             "  -p, --prompt TEXT        prompt text (BOS added as the vocabulary says)\n"
             "  -f, --file FILE          read the prompt from FILE\n"
             "      --tokens IDS         prompt as comma-separated token ids, used verbatim\n"
+            "                           (of -p, -f and --tokens the last given is the prompt, as llama.cpp's -p, -f)\n"
             "  -n, --n-predict N        tokens to generate (-1: until end of text; -2: until the context is full;\n"
             "                           default -1)\n"
             "  -t, --threads N          CPU threads (default: all cores)\n"
@@ -56,10 +58,11 @@ static void usage(FILE *out) {
             "                           computing its part of the output rows (row split; members < VNPU_NDEV)\n"
             "  -sm, --split-mode M      layer (default): each NPU device holds and computes its share of the layers\n"
             "                           (less memory per session, one session busy at a time); row: the listed NPU\n"
-            "                           devices become one group, HTP0,HTP1 -> HTP0[0,1] (every session works on\n"
-            "                           every op: parallelism, when the host has the cores); tensor: every weight\n"
-            "                           matrix split by rows over the listed NPU devices, their rows gathered\n"
-            "                           (1/n of each layer per session; the devices take turns)\n"
+            "                           devices become one group, HTP0,HTP1 -> HTP0[0,1], a group staying as it is\n"
+            "                           (every session works on every op: parallelism, when the host has the cores);\n"
+            "                           tensor: every weight matrix split by rows over the listed NPU devices (not\n"
+            "                           groups), their rows gathered (1/n of each layer per session; the devices\n"
+            "                           take turns)\n"
             "  -fa, --flash-attn on|off|auto  attention as FLASH_ATTN_EXT (on, auto: default) or MUL_MAT + SOFT_MAX\n"
             "  -ctk, --cache-type-k T   KV cache K type: f16 (default) or f32\n"
             "  -ctv, --cache-type-v T   KV cache V type: f16 (default) or f32\n"
@@ -100,12 +103,15 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
             exit(0);
         } else if (IS("-m", "--model")) {
             a->model = VALUE();
-        } else if (IS("-p", "--prompt")) {
+        } else if (IS("-p", "--prompt")) { /* the last prompt given wins, as llama.cpp's -p and -f */
             a->prompt = VALUE();
+            a->prompt_file = a->tokens = NULL;
         } else if (IS("-f", "--file")) {
             a->prompt_file = VALUE();
+            a->prompt = a->tokens = NULL;
         } else if (IS("--tokens", "--tokens")) {
             a->tokens = VALUE();
+            a->prompt = a->prompt_file = NULL;
         } else if (IS("-n", "--n-predict")) {
             a->n_predict = (int32_t) tool_parse_int(TOOL, o, VALUE(), -2, 1 << 24);
         } else if (IS("-t", "--threads")) {
@@ -167,8 +173,8 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
         fprintf(stderr, TOOL ": no model given (-m FILE)\n");
         exit(2);
     }
-    if (!!a->prompt + !!a->prompt_file + !!a->tokens != 1) {
-        fprintf(stderr, TOOL ": give exactly one prompt: -p TEXT, -f FILE or --tokens IDS\n");
+    if (!a->prompt && !a->prompt_file && !a->tokens) {
+        fprintf(stderr, TOOL ": no prompt given (-p TEXT, -f FILE or --tokens IDS)\n");
         exit(2);
     }
     if (a->cparams.trace_path && a->cparams.devices && !strstr(a->cparams.devices, "HTP")) {
@@ -186,7 +192,8 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
     }
 }
 
-/* The prompt file's bytes (NUL-terminated), or NULL with a message. */
+/* The prompt file's bytes (NUL-terminated) but for one final newline, dropped as llama.cpp's -f drops it; NULL with a
+ * message. */
 static char *read_prompt_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -212,6 +219,7 @@ static char *read_prompt_file(const char *path, size_t *len) {
         free(text);
         return NULL;
     }
+    n -= n > 0 && text[n - 1] == '\n';
     text[n] = '\0';
     *len = n;
     return text;
@@ -242,21 +250,25 @@ static int32_t parse_token_list(const char *list, vnpu_token **out) {
     return n;
 }
 
-/* The prompt's token ids, or -1 with a message. */
+/* The prompt's token ids, or -1 with a message (an id of --tokens outside the vocabulary: the first, its position). */
 static int32_t prompt_tokens(const struct vnpu_model *model, const struct cli_args *a, vnpu_token **out) {
     if (a->tokens) {
-        return parse_token_list(a->tokens, out);
+        const int32_t n = parse_token_list(a->tokens, out), n_vocab = vnpu_model_n_vocab(model);
+        for (int32_t i = 0; i < n; i++) {
+            if ((*out)[i] >= n_vocab) {
+                fprintf(stderr,
+                        TOOL ": --tokens: id %d at position %d is outside the vocabulary (n_vocab %d: ids 0..%d)\n",
+                        (*out)[i], i, n_vocab, n_vocab - 1);
+                free(*out);
+                *out = NULL;
+                return -1;
+            }
+        }
+        return n;
     }
-    size_t len = a->prompt ? strlen(a->prompt) : 0;
-    char *file_text = a->prompt_file ? read_prompt_file(a->prompt_file, &len) : NULL;
-    const char *text = a->prompt ? a->prompt : file_text;
-    if (!text) {
-        return -1;
-    }
-    const int32_t n_max = (int32_t) (len + 8);
+    const int32_t n_max = (int32_t) (a->prompt_len + 8);
     vnpu_token *ids = malloc((size_t) n_max * sizeof(*ids));
-    const int32_t n = ids ? vnpu_tokenize(model, text, len, ids, n_max, true, true) : -1;
-    free(file_text);
+    const int32_t n = ids ? vnpu_tokenize(model, a->prompt, a->prompt_len, ids, n_max, true, true) : -1;
     if (n < 0) {
         fprintf(stderr, TOOL ": cannot tokenize the prompt\n");
         free(ids);
@@ -354,10 +366,11 @@ static int generate(struct vnpu_model *model, struct vnpu_context *ctx, struct v
         logits_file_row(lf, vnpu_get_logits(ctx, i), n_vocab);
     }
     int32_t n_gen = 0;
+    bool eog = false;
     while (ok && n_gen < n_cap) {
         const vnpu_token t = vnpu_sampler_sample(smpl, vnpu_get_logits(ctx, -1), n_vocab);
         tokens[n_prompt + n_gen++] = t;
-        const bool eog = vnpu_model_is_eog(model, t) && !a->ignore_eos;
+        eog = vnpu_model_is_eog(model, t) && !a->ignore_eos;
         if (!eog) {
             print_piece(model, t);
         }
@@ -373,6 +386,16 @@ static int generate(struct vnpu_model *model, struct vnpu_context *ctx, struct v
         }
     }
     printf("\n");
+    fflush(stdout); /* the text before the note below */
+    const uint32_t n_ctx = vnpu_n_ctx(ctx);
+    if (ok && !eog && (uint32_t) (n_prompt + n_gen) == n_ctx && (a->n_predict < 0 || a->n_predict > n_gen)) {
+        if (a->n_predict > 0) {
+            fprintf(stderr, TOOL ": context full (%u tokens, -c): stopped after %d generated tokens of the %d asked\n",
+                    n_ctx, n_gen, a->n_predict);
+        } else {
+            fprintf(stderr, TOOL ": context full (%u tokens, -c): stopped after %d generated tokens\n", n_ctx, n_gen);
+        }
+    }
     if (ok && a->logits_out) {
         ok = logits_file_finish(lf, n_vocab, tokens, n_prompt, n_gen);
     }
@@ -402,14 +425,25 @@ int main(int argc, char **argv) {
         fprintf(stderr, "seed: %llu\n", (unsigned long long) a.sparams.seed);
     }
 
-    struct logits_file lf = {0}; /* opened first: a bad path fails before the model loads */
+    char *file_text = NULL; /* read first, as the paths below: a bad one fails before the model loads */
+    if (a.prompt_file) {
+        if (!(file_text = read_prompt_file(a.prompt_file, &a.prompt_len))) {
+            return 1;
+        }
+        a.prompt = file_text;
+    } else if (a.prompt) {
+        a.prompt_len = strlen(a.prompt);
+    }
+    struct logits_file lf = {0};
     if (a.logits_out && !logits_file_open(&lf, a.logits_out)) {
+        free(file_text);
         return 1;
     }
     struct vnpu_file_out trace_probe; /* the trace is written at the end: its path is tried now */
     if (a.cparams.trace_path) {
         if (vnpu_file_out_open(a.cparams.trace_path, &trace_probe) != VNPU_STATUS_OK) {
             vnpu_file_out_abort(&lf.out);
+            free(file_text);
             return 1;
         }
         vnpu_file_out_abort(&trace_probe);
@@ -424,6 +458,7 @@ int main(int argc, char **argv) {
     if (vnpu_model_load(a.model, &mparams, &model) != VNPU_STATUS_OK) {
         fprintf(stderr, TOOL ": cannot load model %s\n", a.model);
         vnpu_file_out_abort(&lf.out);
+        free(file_text);
         return 1;
     }
     char desc[256];
@@ -437,15 +472,15 @@ int main(int argc, char **argv) {
 
     struct vnpu_context *ctx = NULL;
     vnpu_token *tokens = NULL;
-    int32_t n_prompt = -1;
-    if (vnpu_context_new(model, &a.cparams, &ctx) == VNPU_STATUS_OK) {
-        n_prompt = prompt_tokens(model, &a, &tokens);
+    int32_t n_prompt = prompt_tokens(model, &a, &tokens);
+    if (n_prompt > 0 && vnpu_context_new(model, &a.cparams, &ctx) != VNPU_STATUS_OK) {
+        n_prompt = -1;
     }
     int rc = 1;
     if (n_prompt == 0) {
         fprintf(stderr, TOOL ": the prompt has no tokens\n");
-    } else if (n_prompt > 0 && (uint32_t) n_prompt >= vnpu_n_ctx(ctx)) {
-        fprintf(stderr, TOOL ": the prompt has %d tokens, the context only %u\n", n_prompt, vnpu_n_ctx(ctx));
+    } else if (n_prompt > 0 && (uint32_t) n_prompt > vnpu_n_ctx(ctx)) {
+        fprintf(stderr, TOOL ": the prompt has %d tokens, the context only %u (-c)\n", n_prompt, vnpu_n_ctx(ctx));
     } else if (n_prompt > 0) {
         const int32_t room = (int32_t) vnpu_n_ctx(ctx) - n_prompt;
         const int32_t n_cap = a.n_predict < 0 || a.n_predict > room ? room : a.n_predict;
@@ -453,8 +488,8 @@ int main(int argc, char **argv) {
         struct vnpu_sampler *smpl = vnpu_sampler_new(&a.sparams);
         if (all && smpl) {
             tokens = all;
-            if (a.prompt) {
-                fputs(a.prompt, stdout);
+            if (a.prompt) { /* the text as given (llama.cpp prints the prompt's pieces, SPM's added space too) */
+                fwrite(a.prompt, 1, a.prompt_len, stdout);
             } else {
                 for (int32_t i = 0; i < n_prompt; i++) {
                     print_piece(model, tokens[i]);
@@ -469,6 +504,7 @@ int main(int argc, char **argv) {
     }
     vnpu_file_out_abort(&lf.out); /* nothing left when generate committed it */
     free(tokens);
+    free(file_text);
     vnpu_context_free(ctx);
     vnpu_model_free(model);
     return rc;
