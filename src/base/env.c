@@ -6,7 +6,10 @@
 
 /* The value of digit c in base 10 or 16, or -1. */
 static int digit_value(char c, unsigned base) {
-    const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    const int v = c >= '0' && c <= '9'   ? c - '0'
+                  : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                         : -1;
     return v >= 0 && (unsigned) v < base ? v : -1;
 }
 
