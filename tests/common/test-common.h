@@ -100,6 +100,14 @@ int test_logits_diff(const char *bin, const char *a, const char *b, const char *
  * test when llama_ref fails. */
 void test_llama_ref_logits(const char *bin, const char *model, const char *args, const char *out);
 
+/* The oracle's gen_gguf model made with args (its options but -o, e.g. "--preset tiny --std 0.06 --seed 42 --type
+ * q4_0"), as a path into size bytes at path, which it returns. Models are cached in the oracle's home
+ * (bin/../cache/gen_gguf/NAME-KEY.gguf: name says what it is, KEY hashes args, the oracle's build and the CPU backend
+ * llama.cpp loads here), so every test and every later run on the machine shares one generation per args; a model is
+ * written under a name of its own and renamed, so tests running at once never see half of one. The oracle missing:
+ * test_oracle_bin's fail or skip; gen_gguf failing fails the test. */
+const char *test_gen_gguf(const char *name, const char *args, char *path, size_t size);
+
 /* True when running under CI (CI=true). */
 int test_in_ci(void);
 

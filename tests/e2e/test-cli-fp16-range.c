@@ -13,19 +13,13 @@
 
 #define N_PROMPT 260
 
-/* The model in the scratch directory (made once). */
+/* The model, from the cache (test_gen_gguf). */
 static const char *model(void) {
-    static char path[4096];
-    if (!path[0]) {
-        snprintf(path, sizeof(path), "%s/fp16-range.gguf", test_tmpdir());
-        const int rc =
-            test_run(NULL, NULL,
-                     "%s/gen_gguf --preset tiny --n-embd 128 --n-layer 2 --n-head 4 --n-head-kv 4 --n-ff 384 "
-                     "--n-vocab 512 --n-ctx 512 --std 3 --type f32 -o %s > /dev/null",
-                     test_oracle_bin(), path);
-        assert_int_equal(rc, 0);
-    }
-    return path;
+    static char path[4400];
+    return test_gen_gguf("fp16-range",
+                         "--preset tiny --n-embd 128 --n-layer 2 --n-head 4 --n-head-kv 4 --n-ff 384 --n-vocab 512 "
+                         "--n-ctx 512 --std 3 --type f32",
+                         path, sizeof(path));
 }
 
 /* vnpu-cli on the model on device (VNPU_NDEV=2) with mm_path as VNPU_MM_PATH; its stderr. */
