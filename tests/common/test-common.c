@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,14 +320,19 @@ int test_parse_ids(const char *text, const char *key, int *ids, int max) {
     return n;
 }
 
-int test_count_lines(const char *text, const char *a, const char *b) {
+int test_count_lines(const char *text, ...) {
     int n = 0;
     for (const char *line = text; line && *line;) {
         const char *eol = strchr(line, '\n');
         const size_t len = eol ? (size_t) (eol - line) : strlen(line);
-        char buf[512];
-        snprintf(buf, sizeof(buf), "%.*s", (int) (len < sizeof(buf) ? len : sizeof(buf) - 1), line);
-        n += strstr(buf, a) && strstr(buf, b);
+        bool all = true;
+        va_list ap;
+        va_start(ap, text);
+        for (const char *want = va_arg(ap, const char *); want && all; want = va_arg(ap, const char *)) {
+            all = memmem(line, len, want, strlen(want)) != NULL;
+        }
+        va_end(ap);
+        n += all;
         line = eol ? eol + 1 : NULL;
     }
     return n;

@@ -75,8 +75,9 @@ int test_parse_ids(const char *text, const char *key, int *ids, int max);
  * many. A missing file fails under CI, else skips (as test_model_path); a missing section or key fails. */
 int test_greedy_ids(const char *model, const char *key, int *ids, int max);
 
-/* The number of lines of text that contain both a and b (a verbose log's lines about one op, say). */
-int test_count_lines(const char *text, const char *a, const char *b);
+/* The number of lines of text that contain every one of the strings after it, up to a NULL (a verbose log's lines
+ * about one op, say: test_count_lines(err, "execute-op MUL_MAT : ", " -> ", NULL)). */
+int test_count_lines(const char *text, ...) __attribute__((sentinel));
 
 /* The token sequence (prompt, then generated) stored after the rows of an oracle logits file (LLREFLG1,
  * ../shared/oracle/README.md) as "1,2,3" into list; asserts the file is whole. */

@@ -160,8 +160,8 @@ static void check_htp_prompt(const char *bin, const char *model, const char *tok
                              const char *ref_twin, const char *htp, struct logits_totals *t) {
     char *err = NULL;
     run_vnpu(model, tokens, "VNPU_MM_PATH=hvx VNPU_VERBOSE=1", "--device HTP0", htp, &err);
-    const int refused = test_count_lines(err, "supports-op MUL_MAT : ", " : no (");
-    const int executed = test_count_lines(err, "execute-op MUL_MAT : ", " -> ");
+    const int refused = test_count_lines(err, "supports-op MUL_MAT : ", " : no (", NULL);
+    const int executed = test_count_lines(err, "execute-op MUL_MAT : ", " -> ", NULL);
     free(err);
     if (refused != 0 || executed == 0) {
         fail_msg("%s: %d MUL_MAT nodes refused by HTP0, %d executed", model, refused, executed);
