@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,14 +320,19 @@ int test_parse_ids(const char *text, const char *key, int *ids, int max) {
     return n;
 }
 
-int test_count_lines(const char *text, const char *a, const char *b) {
+int test_count_lines(const char *text, ...) {
     int n = 0;
     for (const char *line = text; line && *line;) {
         const char *eol = strchr(line, '\n');
         const size_t len = eol ? (size_t) (eol - line) : strlen(line);
-        char buf[512];
-        snprintf(buf, sizeof(buf), "%.*s", (int) (len < sizeof(buf) ? len : sizeof(buf) - 1), line);
-        n += strstr(buf, a) && strstr(buf, b);
+        bool all = true;
+        va_list ap;
+        va_start(ap, text);
+        for (const char *want = va_arg(ap, const char *); want && all; want = va_arg(ap, const char *)) {
+            all = memmem(line, len, want, strlen(want)) != NULL;
+        }
+        va_end(ap);
+        n += all;
         line = eol ? eol + 1 : NULL;
     }
     return n;
@@ -411,23 +417,45 @@ static uint64_t oracle_identity(const char *bin) {
     return id;
 }
 
+/* Make cached (in dir) once per machine: bin/tool args out_opt PART, PART renamed to cached when the tool succeeds, so
+ * that a test running at once with another that makes the same file, or a run cut short, never sees half of it (each
+ * process writes its own PART). Fails the test with the tool's stderr when it fails. */
+static void cache_fill(const char *dir, const char *cached, const char *bin, const char *tool, const char *args,
+                       const char *out_opt) {
+    if (file_exists(cached)) {
+        return;
+    }
+    char part[4500];
+    snprintf(part, sizeof(part), "%s.part-%d", cached, (int) getpid());
+    char *err = NULL;
+    const int rc =
+        test_run(NULL, &err, "mkdir -p '%s' && '%s/%s' %s %s '%s' >/dev/null", dir, bin, tool, args, out_opt, part);
+    if (rc != 0) {
+        unlink(part);
+        fail_msg("%s %s exited %d:\n%.4000s", tool, args, rc, err ? err : "");
+    }
+    free(err);
+    assert_int_equal(rename(part, cached), 0);
+}
+
 void test_llama_ref_logits(const char *bin, const char *model, const char *args, const char *out) {
-    char hex[65], dir[4200], cached[4400];
+    char hex[65], dir[4200], cached[4400], ref_args[16384];
     sha256_hex(model, hex);
     const uint64_t key = vnpu_fnv1a64(args, strlen(args)) ^ oracle_identity(bin);
     snprintf(dir, sizeof(dir), "%s/../cache/llama-ref", bin);
     snprintf(cached, sizeof(cached), "%s/%s-%016llx.logits", dir, hex, (unsigned long long) key);
-    if (!file_exists(cached)) {
-        char *err = NULL;
-        char part[4500]; /* this process's: tests running at once may make the same reference */
-        snprintf(part, sizeof(part), "%s.part-%d", cached, (int) getpid());
-        const int rc = test_run(NULL, &err, "mkdir -p '%s' && '%s/llama_ref' -m '%s' %s --logits-out '%s' >/dev/null",
-                                dir, bin, model, args, part);
-        if (rc != 0) {
-            fail_msg("llama_ref -m %s %s exited %d:\n%.4000s", model, args, rc, err ? err : "");
-        }
-        free(err);
-        assert_int_equal(rename(part, cached), 0); /* whole or absent: a run cut short leaves only its .part */
-    }
+    snprintf(ref_args, sizeof(ref_args), "-m '%s' %s", model, args);
+    cache_fill(dir, cached, bin, "llama_ref", ref_args, "--logits-out");
     assert_int_equal(test_run(NULL, NULL, "cp '%s' '%s'", cached, out), 0);
+}
+
+const char *test_gen_gguf(const char *name, const char *args, char *path, size_t size) {
+    const char *bin = test_oracle_bin();
+    char dir[4200];
+    const uint64_t key = vnpu_fnv1a64(args, strlen(args)) ^ oracle_identity(bin);
+    snprintf(dir, sizeof(dir), "%s/../cache/gen_gguf", bin);
+    const int n = snprintf(path, size, "%s/%s-%016llx.gguf", dir, name, (unsigned long long) key);
+    assert_true(n > 0 && (size_t) n < size);
+    cache_fill(dir, path, bin, "gen_gguf", args, "-o");
+    return path;
 }

@@ -75,8 +75,9 @@ int test_parse_ids(const char *text, const char *key, int *ids, int max);
  * many. A missing file fails under CI, else skips (as test_model_path); a missing section or key fails. */
 int test_greedy_ids(const char *model, const char *key, int *ids, int max);
 
-/* The number of lines of text that contain both a and b (a verbose log's lines about one op, say). */
-int test_count_lines(const char *text, const char *a, const char *b);
+/* The number of lines of text that contain every one of the strings after it, up to a NULL (a verbose log's lines
+ * about one op, say: test_count_lines(err, "execute-op MUL_MAT : ", " -> ", NULL)). */
+int test_count_lines(const char *text, ...) __attribute__((sentinel));
 
 /* The token sequence (prompt, then generated) stored after the rows of an oracle logits file (LLREFLG1,
  * ../shared/oracle/README.md) as "1,2,3" into list; asserts the file is whole. */
@@ -99,6 +100,14 @@ int test_logits_diff(const char *bin, const char *a, const char *b, const char *
  * llama.cpp loads here, so every test and every later run on the machine shares one run per reference. Fails the
  * test when llama_ref fails. */
 void test_llama_ref_logits(const char *bin, const char *model, const char *args, const char *out);
+
+/* The oracle's gen_gguf model made with args (its options but -o, e.g. "--preset tiny --std 0.06 --seed 42 --type
+ * q4_0"), as a path into size bytes at path, which it returns. Models are cached in the oracle's home
+ * (bin/../cache/gen_gguf/NAME-KEY.gguf: name says what it is, KEY hashes args, the oracle's build and the CPU backend
+ * llama.cpp loads here), so every test and every later run on the machine shares one generation per args; a model is
+ * written under a name of its own and renamed, so tests running at once never see half of one. The oracle missing:
+ * test_oracle_bin's fail or skip; gen_gguf failing fails the test. */
+const char *test_gen_gguf(const char *name, const char *args, char *path, size_t size);
 
 /* True when running under CI (CI=true). */
 int test_in_ci(void);

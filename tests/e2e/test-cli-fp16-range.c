@@ -13,19 +13,13 @@
 
 #define N_PROMPT 260
 
-/* The model in the scratch directory (made once). */
+/* The model, from the cache (test_gen_gguf). */
 static const char *model(void) {
-    static char path[4096];
-    if (!path[0]) {
-        snprintf(path, sizeof(path), "%s/fp16-range.gguf", test_tmpdir());
-        const int rc =
-            test_run(NULL, NULL,
-                     "%s/gen_gguf --preset tiny --n-embd 128 --n-layer 2 --n-head 4 --n-head-kv 4 --n-ff 384 "
-                     "--n-vocab 512 --n-ctx 512 --std 3 --type f32 -o %s > /dev/null",
-                     test_oracle_bin(), path);
-        assert_int_equal(rc, 0);
-    }
-    return path;
+    static char path[4400];
+    return test_gen_gguf("fp16-range",
+                         "--preset tiny --n-embd 128 --n-layer 2 --n-head 4 --n-head-kv 4 --n-ff 384 --n-vocab 512 "
+                         "--n-ctx 512 --std 3 --type f32",
+                         path, sizeof(path));
 }
 
 /* vnpu-cli on the model on device (VNPU_NDEV=2) with mm_path as VNPU_MM_PATH; its stderr. */
@@ -46,33 +40,15 @@ static char *run_cli(const char *mm_path, const char *device) {
     return err;
 }
 
-/* The number of lines of text that contain every one of the n strings of want. */
-static int count_lines(const char *text, const char *const *want, int n) {
-    int count = 0;
-    for (const char *line = text; line && *line;) {
-        const char *end = strchr(line, '\n');
-        const size_t len = end ? (size_t) (end - line) : strlen(line);
-        char buf[1024];
-        snprintf(buf, sizeof(buf), "%.*s", (int) len, line);
-        bool all = true;
-        for (int i = 0; i < n && all; i++) {
-            all = strstr(buf, want[i]) != NULL;
-        }
-        count += all;
-        line = end ? end + 1 : NULL;
-    }
-    return count;
-}
-
 static void test_hmx_warns_once(void **state) {
     (void) state;
     char *err = run_cli("auto", "HTP0");
-    static const char *const warning[] = {"warning: HTP0: MUL_MAT '", "' on HMX: its ", "narrowed to FP16",
-                                          "set VNPU_MM_PATH=hvx to keep F32 on the NPU"};
-    static const char *const output[] = {"warning: HTP0: MUL_MAT 'ffn_out-0' on HMX: its output narrowed to FP16: ",
-                                         "beyond its range (now infinities)", "the largest finite magnitude 65504;"};
-    const int n_warn = count_lines(err, warning, 4);
-    if (count_lines(err, output, 3) != 1 || n_warn == 0) {
+    const int n_warn = test_count_lines(err, "warning: HTP0: MUL_MAT '", "' on HMX: its ", "narrowed to FP16",
+                                        "set VNPU_MM_PATH=hvx to keep F32 on the NPU", NULL);
+    const int n_output =
+        test_count_lines(err, "warning: HTP0: MUL_MAT 'ffn_out-0' on HMX: its output narrowed to FP16: ",
+                         "beyond its range (now infinities)", "the largest finite magnitude 65504;", NULL);
+    if (n_output != 1 || n_warn == 0) {
         fail_msg("expected one warning of ffn_out-0's output overflow:\n%s", err);
     }
     /* once per (node, operand): no line twice, though the second batch overflows as the first */
@@ -83,8 +59,7 @@ static void test_hmx_warns_once(void **state) {
         char *colon = strstr(buf, "narrowed to FP16");
         if (colon) {
             *colon = 0; /* the node and the operand */
-            const char *const key[] = {buf};
-            if (count_lines(err, key, 1) != 1) {
+            if (test_count_lines(err, buf, NULL) != 1) {
                 fail_msg("'%s' warned more than once:\n%s", buf, err);
             }
         }
@@ -97,8 +72,7 @@ static void test_hmx_warns_once(void **state) {
 static void test_hvx_warns_nothing(void **state) {
     (void) state;
     char *err = run_cli("hvx", "HTP0");
-    static const char *const any[] = {"on HMX"};
-    if (count_lines(err, any, 1) != 0) {
+    if (test_count_lines(err, "on HMX", NULL) != 0) {
         fail_msg("a warning with VNPU_MM_PATH=hvx:\n%s", err);
     }
     free(err);

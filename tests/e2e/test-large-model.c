@@ -4,36 +4,22 @@
  * changes where buffers are mapped, never a row's arithmetic), and VNPU_PROFILE shows the maps and unmaps the small
  * window took; a window too small for what one request needs is a clear error and a non-zero exit, not a crash.
  *
- * The model is generated once per machine into the oracle's cache (bin/../cache/gen_gguf, about a minute), never
- * per run. A run is a 4-token prompt, 3 generated tokens, a 256-cell context: about 10 s each on 2 cores.
+ * The model is generated once per machine into the oracle's cache (test_gen_gguf, about a minute), never per run.
+ * A run is a 4-token prompt, 3 generated tokens, a 256-cell context: about 10 s each on 2 cores.
  */
 #include "test-common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#define GEN_ARGS  "--preset llama-3.2-1b --type q4_0"
-#define CLI_ARGS  "-p 'Once upon a time' -n 3 --temp 0 -c 256 -t 2 --device HTP0"
-#define MODEL_KEY "llama-3.2-1b-q4_0"
+#define GEN_ARGS "--preset llama-3.2-1b --type q4_0"
+#define CLI_ARGS "-p 'Once upon a time' -n 3 --temp 0 -c 256 -t 2 --device HTP0"
 
-/* gen_gguf's 1B model, from the cache (generated into it on the first call on this machine). */
+/* gen_gguf's 1B model, from the cache (test_gen_gguf: generated into it on the first call on this machine). */
 static const char *large_model(void) {
     static char path[4400];
-    const char *bin = test_oracle_bin();
-    char dir[4200];
-    snprintf(dir, sizeof(dir), "%s/../cache/gen_gguf", bin);
-    snprintf(path, sizeof(path), "%s/" MODEL_KEY ".gguf", dir);
-    if (access(path, R_OK) != 0) {
-        char part[4500];
-        snprintf(part, sizeof(part), "%s.part-%d", path, (int) getpid());
-        assert_int_equal(
-            test_run(NULL, NULL, "mkdir -p '%s' && '%s/gen_gguf' " GEN_ARGS " -o '%s' >/dev/null 2>&1", dir, bin, part),
-            0);
-        assert_int_equal(rename(part, path), 0); /* whole or absent: a run cut short leaves only its .part */
-    }
-    return path;
+    return test_gen_gguf("llama-3.2-1b-q4_0", GEN_ARGS, path, sizeof(path));
 }
 
 /* vnpu-cli on the model with env (VAR=value ...) and CLI_ARGS, logits into out; its exit status, stderr into *err. */

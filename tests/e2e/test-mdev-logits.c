@@ -73,20 +73,16 @@ static void test_stories260k(void **state) {
     check_model(test_model_path("stories260K.gguf"), "stories260K");
 }
 
-/* gen_gguf's tiny preset (n_embd 256, 4 layers, vocab 4096) of each type, as test-oracle-models makes them. */
+/* gen_gguf's tiny preset (n_embd 256, 4 layers, vocab 4096) of each type: test-oracle-models's models (the same
+ * arguments, so the same cached files). */
 static void test_synthetic_models(void **state) {
     (void) state;
-    const char *bin = test_oracle_bin();
-    static const char *const types[] = {"f32", "f16", "q4_0", "q8_0", "q4_k"};
+    static const char *const types[] = {"f32", "f16", "q4_0", "q8_0", "q4_K"};
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-        char path[4200];
-        snprintf(path, sizeof(path), "%s/tiny-%s.gguf", test_tmpdir(), types[i]);
-        assert_int_equal(test_run(NULL, NULL,
-                                  "%s/gen_gguf --preset tiny --std 0.06 --seed 42 --type %s -o %s "
-                                  ">/dev/null 2>&1",
-                                  bin, types[i], path),
-                         0);
-        check_model(path, types[i]);
+        char key[64], args[256], path[4400];
+        snprintf(key, sizeof(key), "tiny-%s", types[i]);
+        snprintf(args, sizeof(args), "--preset tiny --std 0.06 --seed 42 --type %s", types[i]);
+        check_model(test_gen_gguf(key, args, path, sizeof(path)), types[i]);
     }
 }
 

@@ -5,7 +5,8 @@
  *    (gen_gguf of the same seed and std quantizes the same floats), and llama.cpp loads and runs it;
  *  - a gen_gguf model of the type runs in vnpu with llama.cpp's logits (check_logits says how exactly), and, for the
  *    twelve types HTP0 tiles, on HTP0 with every MUL_MAT on the NPU (issue 5, acceptance 3; check_htp).
- * Each model and each llama.cpp reference is made once and serves every check.
+ * Each model and each llama.cpp reference is made once per machine (test_gen_gguf, test_llama_ref_logits) and serves
+ * every check.
  * Models use gen_gguf's tiny preset (n_embd 256, 4 layers, vocab 4096) with --std 0.06, so the logits have
  * margins and agreement measures the arithmetic, not noise (../shared/oracle/README.md, gen_gguf).
  */
@@ -18,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define GEN_ARGS "--preset tiny --std 0.06 --seed 42"
 #define PROMPT   "Once upon a time there was a"
@@ -38,25 +38,12 @@ static int oracle_quantizes(const char *bin, const char *name) {
     return 0;
 }
 
-/* The base F32 model, generated once. */
-static const char *base_f32(const char *bin) {
-    static char path[4200];
-    if (!path[0]) {
-        snprintf(path, sizeof(path), "%s/tiny-f32.gguf", test_tmpdir());
-        assert_int_equal(test_run(NULL, NULL, "%s/gen_gguf " GEN_ARGS " --type f32 -o %s >/dev/null 2>&1", bin, path),
-                         0);
-    }
-    return path;
-}
-
-/* gen_gguf's model of type name at path (in the test's tmpdir), generated on the first call for it. */
-static const char *gen_model(const char *bin, const char *name, char *path, size_t size) {
-    snprintf(path, size, "%s/gen-%s.gguf", test_tmpdir(), name);
-    if (access(path, F_OK) != 0) {
-        assert_int_equal(
-            test_run(NULL, NULL, "%s/gen_gguf " GEN_ARGS " --type %s -o %s >/dev/null 2>&1", bin, name, path), 0);
-    }
-    return path;
+/* gen_gguf's model of type name (GEN_ARGS), from the cache (test_gen_gguf), into path. */
+static const char *gen_model(const char *name, char *path, size_t size) {
+    char key[64], args[256];
+    snprintf(key, sizeof(key), "tiny-%s", name);
+    snprintf(args, sizeof(args), GEN_ARGS " --type %s", name);
+    return test_gen_gguf(key, args, path, size);
 }
 
 /* Every tensor of a has the same type, shape and bytes in b. */
@@ -82,15 +69,16 @@ static void assert_same_tensors(const char *path_a, const char *path_b) {
 /* vnpu-quantize F32 -> type matches llama.cpp's quantizer byte for byte, and llama.cpp runs the file. */
 static void check_quantize(const char *bin, enum vnpu_type type) {
     const char *name = vnpu_type_name(type);
-    char mine[4200], theirs[4200];
+    char base[4400], mine[4200], theirs[4400];
     snprintf(mine, sizeof(mine), "%s/vnpu-%s.gguf", test_tmpdir(), name);
     char *err = NULL;
-    int rc = test_run(NULL, &err, "%s/vnpu-quantize -t 2 %s %s %s", test_tools_dir(), base_f32(bin), mine, name);
+    int rc = test_run(NULL, &err, "%s/vnpu-quantize -t 2 %s %s %s", test_tools_dir(),
+                      gen_model("f32", base, sizeof(base)), mine, name);
     if (rc != 0) {
         fail_msg("vnpu-quantize %s exited %d:\n%s", name, rc, err);
     }
     free(err);
-    assert_same_tensors(gen_model(bin, name, theirs, sizeof(theirs)), mine);
+    assert_same_tensors(gen_model(name, theirs, sizeof(theirs)), mine);
     char *out = NULL;
     rc = test_run(&out, &err, "%s/llama_ref -m %s -p '" PROMPT "' -n 4 -t 2", bin, mine);
     if (rc != 0 || !strstr(out, "gen_ids:")) {
@@ -172,8 +160,8 @@ static void check_htp_prompt(const char *bin, const char *model, const char *tok
                              const char *ref_twin, const char *htp, struct logits_totals *t) {
     char *err = NULL;
     run_vnpu(model, tokens, "VNPU_MM_PATH=hvx VNPU_VERBOSE=1", "--device HTP0", htp, &err);
-    const int refused = test_count_lines(err, "supports-op MUL_MAT : ", " : no (");
-    const int executed = test_count_lines(err, "execute-op MUL_MAT : ", " -> ");
+    const int refused = test_count_lines(err, "supports-op MUL_MAT : ", " : no (", NULL);
+    const int executed = test_count_lines(err, "execute-op MUL_MAT : ", " -> ", NULL);
     free(err);
     if (refused != 0 || executed == 0) {
         fail_msg("%s: %d MUL_MAT nodes refused by HTP0, %d executed", model, refused, executed);
@@ -211,8 +199,8 @@ static void check_logits(const char *bin, enum vnpu_type type) {
     const char *dir = test_tmpdir();
     const int64_t ne_tiled[VNPU_MAX_DIMS] = {768, 32, 1, 1}; /* whole blocks of every tiled type */
     const bool tiled = repack_supported(type, ne_tiled);
-    char model[4200], twin[4200];
-    gen_model(bin, name, model, sizeof(model));
+    char model[4400], twin[4200];
+    gen_model(name, model, sizeof(model));
     snprintf(twin, sizeof(twin), "%s/twin-%s.gguf", dir, name);
     assert_int_equal(test_run(NULL, NULL, "%s/vnpu-quantize %s %s f32 2>/dev/null", test_tools_dir(), model, twin), 0);
     struct logits_totals t = {0};

@@ -91,7 +91,7 @@ static char *check_greedy_htp_on(const char *model, const char *env, const char 
         const int executed = check_coverage(err, name);
         char banner[32];
         snprintf(banner, sizeof(banner), "vnpu-htp: %s: v", name);
-        const int sessions = test_count_lines(err, banner, " NPU threads ");
+        const int sessions = test_count_lines(err, banner, " NPU threads ", NULL);
         printf("%s on %s (%s): 40 tokens as llama.cpp, %d nodes accepted by %s all executed there, %d session\n", model,
                devices, env, executed, name, sessions);
         assert_true(executed > 0);
@@ -173,7 +173,7 @@ static bool executed_layer(const char *err, const char *dev, int il) {
     char execute[64], suffix[16];
     snprintf(execute, sizeof(execute), "vnpu-htp: %s execute-op ", dev);
     snprintf(suffix, sizeof(suffix), "-%d : ", il);
-    return test_count_lines(err, execute, suffix) > 0;
+    return test_count_lines(err, execute, suffix, NULL) > 0;
 }
 
 /* Two devices split the five layers as llama.cpp's --split-mode layer does with equal shares: layers 0..2 on

@@ -33,12 +33,12 @@ static int check_matmul_run(const char *model, const char *env, const char *args
                      i < n_got ? got[i] : -1, ref[i]);
         }
     }
-    const int refused = test_count_lines(err, "supports-op MUL_MAT : ", " : no (");
-    const int executed = test_count_lines(err, "execute-op MUL_MAT : ", " -> ");
+    const int refused = test_count_lines(err, "supports-op MUL_MAT : ", " : no (", NULL);
+    const int executed = test_count_lines(err, "execute-op MUL_MAT : ", " -> ", NULL);
     if (refused != 0 || executed == 0) {
         fail_msg("%s %s (%s): %d MUL_MAT nodes refused by HTP0, %d executed", model, args, env, refused, executed);
     }
-    const int probes = test_count_lines(err, "supports-op MUL_MAT : load:", " : yes");
+    const int probes = test_count_lines(err, "supports-op MUL_MAT : load:", " : yes", NULL);
     assert_true(placed ? probes > 0 : probes == 0);
     printf("%s %s (%s): llama.cpp's 40 tokens, %d MUL_MAT executed on HTP0, %d weights probed at load\n", model, args,
            env, executed, probes);

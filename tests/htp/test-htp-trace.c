@@ -269,14 +269,6 @@ static int check_trace(const char *path) {
     return n_ops;
 }
 
-static int count_lines(const char *text, const char *what) {
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) {
-        n++;
-    }
-    return n;
-}
-
 static void test_trace_stories260k(void **state) {
     (void) state;
     const char *model = test_model_path("stories260K.gguf");
@@ -290,7 +282,7 @@ static void test_trace_stories260k(void **state) {
     if (rc != 0) {
         fail_msg("vnpu-cli exited %d:\n%s", rc, err);
     }
-    const int executed = count_lines(err, " execute-op ");
+    const int executed = test_count_lines(err, " execute-op ", NULL);
     const int spans = check_trace(path);
     printf("stories260K on HTP0: %d ops executed, %d op spans\n", executed, spans);
     assert_true(executed > 0);

@@ -15,9 +15,6 @@
 
 #include "fp16.h"
 
-#define IN(k)  (&io->in[k])
-#define OUT(k) (&io->out[k])
-
 #define SF_NAN 0x7FFFFFFFu
 #define HF_NAN 0x7FFFu
 

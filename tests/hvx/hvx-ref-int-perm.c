@@ -5,36 +5,6 @@
  */
 #include "hvx-ref.h"
 
-#define IN(k)  (&io->in[k])
-#define OUT(k) (&io->out[k])
-
-/* element-wise, one width: out.i = EXPR(a, b[, c]) of elements of width W, signednesses SA, SB */
-#define REF_V(NAME, W, SA, EXPR)                       \
-    REF(NAME) {                                        \
-        for (int i = 0; i < 128 / (W); i++) {          \
-            const int64_t a = ref_ld(IN(0), W, SA, i); \
-            ref_st(OUT(0), W, i, (EXPR));              \
-        }                                              \
-    }
-#define REF_VV(NAME, W, SA, SB, EXPR)                                               \
-    REF(NAME) {                                                                     \
-        for (int i = 0; i < 128 / (W); i++) {                                       \
-            const int64_t a = ref_ld(IN(0), W, SA, i), b = ref_ld(IN(1), W, SB, i); \
-            ref_st(OUT(0), W, i, (EXPR));                                           \
-        }                                                                           \
-    }
-/* pair forms: the same over both halves (slots 0,1 and 2,3) */
-#define REF_WW(NAME, W, S, EXPR)                                                          \
-    REF(NAME) {                                                                           \
-        for (int h = 0; h < 2; h++) {                                                     \
-            for (int i = 0; i < 128 / (W); i++) {                                         \
-                const int64_t a = ref_ld(IN(h), W, S, i), b = ref_ld(IN(2 + h), W, S, i); \
-                ref_st(OUT(h), W, i, (EXPR));                                             \
-            }                                                                             \
-        }                                                                                 \
-    }
-#define SAT(W, S, X) ref_sat(W, S, X)
-
 /* ================= shifts ================= */
 REF_V(Q6_Vh_vasl_VhR, 2, 1, (int64_t) ((uint64_t) a << (io->r & 15)))
 REF_V(Q6_Vw_vasl_VwR, 4, 1, (int64_t) ((uint64_t) a << (io->r & 31)))

@@ -66,6 +66,37 @@ HVX_CASES_INT(REF_DECL)
 HVX_CASES_FLOAT(REF_DECL)
 HVX_CASES_FLOAT_V73(REF_DECL)
 
+/* a reference's input and output slots */
+#define IN(k)  (&io->in[k])
+#define OUT(k) (&io->out[k])
+
+/* element-wise, one width: out.i = EXPR(a, b[, c]) of elements of width W, signednesses SA, SB */
+#define REF_V(NAME, W, SA, EXPR)                       \
+    REF(NAME) {                                        \
+        for (int i = 0; i < 128 / (W); i++) {          \
+            const int64_t a = ref_ld(IN(0), W, SA, i); \
+            ref_st(OUT(0), W, i, (EXPR));              \
+        }                                              \
+    }
+#define REF_VV(NAME, W, SA, SB, EXPR)                                               \
+    REF(NAME) {                                                                     \
+        for (int i = 0; i < 128 / (W); i++) {                                       \
+            const int64_t a = ref_ld(IN(0), W, SA, i), b = ref_ld(IN(1), W, SB, i); \
+            ref_st(OUT(0), W, i, (EXPR));                                           \
+        }                                                                           \
+    }
+/* pair forms: the same over both halves (slots 0,1 and 2,3) */
+#define REF_WW(NAME, W, S, EXPR)                                                          \
+    REF(NAME) {                                                                           \
+        for (int h = 0; h < 2; h++) {                                                     \
+            for (int i = 0; i < 128 / (W); i++) {                                         \
+                const int64_t a = ref_ld(IN(h), W, S, i), b = ref_ld(IN(2 + h), W, S, i); \
+                ref_st(OUT(h), W, i, (EXPR));                                             \
+            }                                                                             \
+        }                                                                                 \
+    }
+#define SAT(W, S, X) ref_sat(W, S, X)
+
 struct ref_case {
     const char *name;
     hvx_case_fn emu; /* the wrapper over the emulated intrinsic */
