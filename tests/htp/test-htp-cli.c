@@ -136,15 +136,15 @@ static void test_htp_small_window(void **state) {
 }
 
 /* An F32 weight is staged from the file's mapping into one buffer, held to the HTP buffers' max (a third of the
- * window here): gen_gguf's model with a 2 MiB F32 token_embd fails to load in a 4 MiB window (max 1398016 bytes),
+ * window here): gen_gguf's model with a 2 MiB F32 output matrix fails to load in a 4 MiB window (max 1398016 bytes),
  * naming the weight, its size and the limit, before any request; in an 8 MiB window (max 2796160) it generates. */
 static void test_htp_staged_weight_window(void **state) {
     (void) state;
     char path[4096];
-    snprintf(path, sizeof(path), "%s/f32-embd.gguf", test_tmpdir());
+    snprintf(path, sizeof(path), "%s/f32-output.gguf", test_tmpdir());
     assert_int_equal(test_run(NULL, NULL,
-                              "%s/gen_gguf --preset tiny --n-layer 1 --n-vocab 2048 --type q8_0 --embd-type f32 "
-                              "--output-type q8_0 -o %s > /dev/null",
+                              "%s/gen_gguf --preset tiny --n-layer 1 --n-vocab 2048 --type q8_0 --embd-type q8_0 "
+                              "--output-type f32 -o %s > /dev/null",
                               test_oracle_bin(), path),
                      0);
     char *err = NULL;
@@ -152,10 +152,10 @@ static void test_htp_staged_weight_window(void **state) {
         test_run(NULL, &err, "VNPU_WINDOW_MB=4 %s/vnpu-cli -m %s --tokens 1,2,3 -n 2 --temp 0 -t 2 -c 64 --device HTP0",
                  test_tools_dir(), path);
     if (rc == 0 ||
-        !strstr(err, "weight token_embd.weight (f32, kept in the file's mapping and staged by HTP0) takes "
+        !strstr(err, "weight output.weight (f32, kept in the file's mapping and staged by HTP0) takes "
                      "2097152 bytes, more than the largest HTP0-REPACK buffer (1398016 bytes; ") ||
         !strstr(err, "VNPU_WINDOW_MB") || !strstr(err, "vnpu-cli: cannot load model") || strstr(err, "request")) {
-        fail_msg("VNPU_WINDOW_MB=4: exit %d, expected a load error naming token_embd.weight:\n%.4000s", rc, err);
+        fail_msg("VNPU_WINDOW_MB=4: exit %d, expected a load error naming output.weight:\n%.4000s", rc, err);
     }
     free(err);
     rc = test_run(NULL, &err,
