@@ -63,9 +63,10 @@ static bool group_parse(const char *name, size_t len, uint32_t ndev, uint32_t *m
             ok = parse_number(&p, list_end, &hi);
         }
         ok = ok && (p == list_end || *p == ',');
-        if (!ok) {
-            vnpu_log_error("device '%.*s': member '%.*s' is not a device number or a range a-b", (int) len, name,
-                           (int) strcspn(item, ",]"), item);
+        if (!ok) { /* the member as written: up to its comma or the closing bracket */
+            const size_t n_item = strcspn(item, ","), rest = (size_t) (list_end - item);
+            vnpu_log_error("device '%.*s': member '%.*s' is not a device number (0..%u) or a range a-b of them",
+                           (int) len, name, (int) (n_item < rest ? n_item : rest), item, VNPU_HTP_MAX_DEVICES - 1);
             return false;
         }
         if (hi < lo) {

@@ -456,7 +456,8 @@ int main(int argc, char **argv) {
     mparams.progress_user = "loading";
     struct vnpu_model *model = NULL;
     if (vnpu_model_load(a.model, &mparams, &model) != VNPU_STATUS_OK) {
-        fprintf(stderr, TOOL ": cannot load model %s\n", a.model);
+        fprintf(stderr, TOOL ": cannot load model %s on %s (the error above says why)\n", a.model,
+                mparams.devices ? mparams.devices : "the default devices");
         vnpu_file_out_abort(&lf.out);
         free(file_text);
         return 1;
