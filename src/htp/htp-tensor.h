@@ -177,4 +177,25 @@ static inline struct htp_tensor_mdev_range htp_tensor_mdev_partition(uint32_t to
     return r;
 }
 
+/* A device's rows of a row-split op (rope, softmax, flash attention, the row-stream kernels; htp_mdev_rows sets them):
+ * [start, start + count), worker i's from start + i * per_thread. */
+struct htp_tensor_mdev_rows {
+    uint32_t start;
+    uint32_t count;
+    uint32_t per_thread;
+};
+
+/* Worker ith's rows of r: [*first, *end); false when it has none. */
+static inline bool htp_tensor_mdev_rows_thread(const struct htp_tensor_mdev_rows *r, unsigned ith, uint32_t *first,
+                                               uint32_t *end) {
+    const uint64_t f = r->start + (uint64_t) r->per_thread * ith;
+    const uint32_t e = r->start + r->count;
+    if (f >= e) {
+        return false;
+    }
+    *first = (uint32_t) f;
+    *end = (uint32_t) HEX_MIN(f + r->per_thread, (uint64_t) e);
+    return true;
+}
+
 #endif /* VNPU_HTP_TENSOR_H */
