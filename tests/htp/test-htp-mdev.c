@@ -10,6 +10,7 @@
 #include "test-common.h"
 
 #include "backend.h"
+#include "hex-common.h"
 #include "buffer.h"
 #include "htp-host.h"
 #include "htp-msg.h"
@@ -20,13 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LINE 128
-
 /* sum = a + b for rows of ne0 f32, nrows of them, in a fresh HTP0 buffer (sum at a line-aligned offset), on dev in
  * its current partitions; checks the sums when the compute succeeds. */
 static enum vnpu_status add_rows(struct vnpu_device *dev, int64_t ne0, int64_t nrows) {
     struct vnpu_buffer *buf = NULL;
-    const size_t bytes = (size_t) (ne0 * nrows * 4 + LINE - 1) / LINE * LINE;
+    const size_t bytes = (size_t) (ne0 * nrows * 4 + HEX_L2_LINE_SIZE - 1) / HEX_L2_LINE_SIZE * HEX_L2_LINE_SIZE;
     assert_int_equal(vnpu_buffer_type_alloc(vnpu_device_buffer_type(dev), 3 * bytes, &buf), VNPU_STATUS_OK);
     struct vnpu_ctx *ctx = vnpu_ctx_new(1 << 16, true);
     struct vnpu_tensor *a = vnpu_new_tensor_2d(ctx, VNPU_TYPE_F32, ne0, nrows);
@@ -88,7 +87,8 @@ static enum vnpu_status add_checked(uint32_t n, uint32_t mode, uint32_t inject, 
 static void expect_conflict(const struct test_log *log, uint32_t dev_a, uint32_t dev_b, size_t line) {
     char devices[64], where[96];
     snprintf(devices, sizeof(devices), "devices %u and %u both write line %zu", dev_a, dev_b, line);
-    snprintf(where, sizeof(where), "(bytes %zu..%zu) of tensor 'sum'", line * LINE, line * LINE + LINE - 1);
+    snprintf(where, sizeof(where), "(bytes %zu..%zu) of tensor 'sum'", line * HEX_L2_LINE_SIZE,
+             line * HEX_L2_LINE_SIZE + HEX_L2_LINE_SIZE - 1);
     if (!strstr(log->text, "VNPU_MDEV_CHECK: op 0 (ADD)") || !strstr(log->text, devices) || !strstr(log->text, where)) {
         fail_msg("expected an error with '%s' and '%s':\n%s", devices, where, log->text);
     }
@@ -118,7 +118,7 @@ static void test_off_by_one_row(void **state) {
     struct test_log log;
     const uint32_t rows = 12, n = 2, start1 = ceil_div(rows, n) - 1;
     assert_int_equal(add_checked(n, 1, HTP_REQ_INJECT_MDEV_ROW, 32, rows, &log), VNPU_STATUS_DEVICE);
-    expect_conflict(&log, 0, 1, start1 * 32 * 4 / LINE);
+    expect_conflict(&log, 0, 1, start1 * 32 * 4 / HEX_L2_LINE_SIZE);
     if (!strstr(log.text, "DMA writes overlap")) {
         fail_msg("expected overlapping DMA bytes:\n%s", log.text);
     }
@@ -129,10 +129,11 @@ static void test_off_by_one_row(void **state) {
 static void test_split_line(void **state) {
     (void) state;
     struct test_log log;
-    const uint32_t row = 32, rows = 64, n = 3, half = LINE / row / 2, start1 = ceil_div(rows / half, n) * half;
-    assert_true(start1 * row % LINE != 0); /* the skew does split a line */
+    const uint32_t row = 32, rows = 64, n = 3, half = HEX_L2_LINE_SIZE / row / 2,
+                   start1 = ceil_div(rows / half, n) * half;
+    assert_true(start1 * row % HEX_L2_LINE_SIZE != 0); /* the skew does split a line */
     assert_int_equal(add_checked(n, 2, HTP_REQ_INJECT_MDEV_LINE, row / 4, rows, &log), VNPU_STATUS_DEVICE);
-    expect_conflict(&log, 0, 1, start1 * row / LINE);
+    expect_conflict(&log, 0, 1, start1 * row / HEX_L2_LINE_SIZE);
     /* the seed's rule: DMA writes may share a line when their bytes do not overlap */
     assert_int_equal(add_checked(n, 1, HTP_REQ_INJECT_MDEV_LINE, row / 4, rows, &log), VNPU_STATUS_OK);
     assert_int_equal(log.n_errors, 0);
@@ -148,7 +149,7 @@ static void test_group_checked(void **state) {
         assert_int_equal(log.n_errors, 0);
     }
     assert_int_equal(add_checked_on(true, 2, 1, HTP_REQ_INJECT_MDEV_ROW, 32, 12, &log), VNPU_STATUS_DEVICE);
-    expect_conflict(&log, 0, 1, (12 / 2 - 1) * 32 * 4 / LINE);
+    expect_conflict(&log, 0, 1, (12 / 2 - 1) * 32 * 4 / HEX_L2_LINE_SIZE);
 }
 
 int main(void) {
