@@ -48,7 +48,7 @@ enum matmul_path {
 #define MATMUL_MAX_K        (1u << 24) /* ne00 at most: row sizes and offsets stay within 32 bits */
 
 /* What every MUL_MAT and MUL_MAT_ID plan has, on either path: the head of both ops' kernel_params. The fastdiv values
- * are the host's; the kernel checks each against its divisor once per op (fastdiv_is). */
+ * are the host's; the kernel checks each against its divisor once per op (htp_op_fastdiv_ok). */
 struct matmul_plan {
     uint32_t path;          /* enum matmul_path */
     uint32_t n_threads;     /* compute workers (<= the session's) */

@@ -240,13 +240,17 @@ static bool row_stream_shapes_ok(const struct row_stream *s) {
 }
 
 /* The plan's fastdiv values are those of dst's ne1 and ne1 * ne2 and of src1's ne1..ne3 (1 without src1): the rows'
- * coordinates, and so their addresses, come from their quotients. */
+ * coordinates, and so their addresses, come from their quotients. A wrong one is named in the op's message. */
 static bool row_stream_divs_ok(const struct row_stream *s) {
+    static const char *const src1_name[3] = {"div_src1[0]", "div_src1[1]", "div_src1[2]"};
+    static const char *const src1_what[3] = {"src1's ne1 (1 without src1)", "src1's ne2 (1 without src1)",
+                                             "src1's ne3 (1 without src1)"};
     const struct row_plan *p = s->plan;
     const struct htp_tensor *d = s->dst[0];
-    bool ok = fastdiv_is(&p->div_ne1, d->ne[1]) && fastdiv_is(&p->div_ne12, d->ne[1] * d->ne[2]);
-    for (int i = 0; i < 3; i++) {
-        ok = ok && fastdiv_is(&p->div_src1[i], s->src1 ? s->src1->ne[i + 1] : 1);
+    bool ok = htp_op_fastdiv_ok(s->octx, &p->div_ne1, d->ne[1], "div_ne1", "ne1") &&
+              htp_op_fastdiv_ok(s->octx, &p->div_ne12, d->ne[1] * d->ne[2], "div_ne12", "ne1 x ne2");
+    for (int i = 0; i < 3 && ok; i++) {
+        ok = htp_op_fastdiv_ok(s->octx, &p->div_src1[i], s->src1 ? s->src1->ne[i + 1] : 1, src1_name[i], src1_what[i]);
     }
     return ok;
 }
