@@ -140,6 +140,7 @@ static void partition_header(struct htp_req *req, const struct htp_req *whole, u
     req->n_ops = 1;
     req->off_ops = whole->off_ops + i * (uint32_t) sizeof(struct htp_op_desc);
     req->off_prof = whole->off_prof + i * (uint32_t) sizeof(struct htp_op_prof);
+    req->off_op_rsp = whole->off_op_rsp + i * (uint32_t) sizeof(struct htp_op_rsp);
     req->mdev_idx = p;
     req->mdev_count = count;
     req->flags = (whole->flags & ~HTP_REQ_TRACE) | HTP_REQ_MDEV_ALONE;
@@ -288,6 +289,7 @@ enum vnpu_status htp_mdev_run(struct htp_device *d, const struct htp_mdev_seq *s
     struct htp_req *req = d->req->host;
     const struct htp_req whole = *req;
     struct htp_op_prof *prof = (struct htp_op_prof *) ((uint8_t *) req + whole.off_prof);
+    struct htp_op_rsp *op_rsp = (struct htp_op_rsp *) ((uint8_t *) req + whole.off_op_rsp);
     uint64_t usecs = 0, cycles = 0;
     enum vnpu_status st = VNPU_STATUS_OK;
     bool failed = false;
@@ -297,6 +299,7 @@ enum vnpu_status htp_mdev_run(struct htp_device *d, const struct htp_mdev_seq *s
             st = check_op(d, seq, size, vbufs, op_node[i], &whole, i, &failed);
         }
         struct htp_op_prof sum = {0};
+        struct htp_op_rsp rsp_sum = {0};
         for (uint32_t p = 0; p < seq->count && st == VNPU_STATUS_OK && !failed; p++) {
             partition_header(req, &whole, i, p, seq->count);
             struct vdsp_session *s;
@@ -306,8 +309,14 @@ enum vnpu_status htp_mdev_run(struct htp_device *d, const struct htp_mdev_seq *s
             sum.cycles += prof[i].cycles;
             usecs += req->rsp.usecs;
             cycles += req->rsp.cycles;
+            if (st == VNPU_STATUS_OK && !failed && !htp_op_rsp_merge(&rsp_sum, &op_rsp[i], p == 0)) {
+                vnpu_log_error("%s: op %u: partition %u took matmul path %u, partition 0 path %u", d->name, i, p,
+                               op_rsp[i].mm_path, rsp_sum.mm_path);
+                st = VNPU_STATUS_DEVICE;
+            }
         }
         prof[i] = sum;
+        op_rsp[i] = rsp_sum;
     }
     const struct htp_rsp rsp = req->rsp;
     const uint32_t failed_partition = req->mdev_idx;
