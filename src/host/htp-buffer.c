@@ -13,6 +13,7 @@
  * Every other tensor is stored flat. Under VNPU_HOSTBUF=1 weights go to HTP<n> and stay flat.
  */
 #include "htp-device-impl.h"
+#include "hex-common.h"
 
 #include "log.h"
 #include "repack.h"
@@ -23,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define HTP_BUFFER_ALIGNMENT 128 /* an HVX vector, a DDR line */
+#define HTP_BUFFER_ALIGNMENT HEX_MAX(HEX_VLEN, HEX_L2_LINE_SIZE) /* a buffer starts an HVX vector and an L2 line */
 
 struct htp_buffer {
     struct vdsp_buffer *vb;

@@ -251,17 +251,25 @@ bool htp_request_node_rsp(const struct htp_device *d, const struct vnpu_tensor *
  * partition i on seq->session[i] (NULL: d's own session, reopened after a fault). Every session must be able to
  * map the request's buffers (they are the same shared DDR). The block is left as built, its response that of the
  * whole request: the first failing partition's status and message with failed_op its op, per-op times summed over
- * the partitions. Traces are not recorded. With seq->check, each op's partitions first run on outputs filled with
- * a poison pattern (an output that overlaps a source: its own bytes) while the session logs its DMA writes, and the
- * bytes each changed or DMA-wrote are merged per 128-byte line; two devices on one line (docs/HTP.md "Partitions")
- * is an error naming the op, the tensor, the line and both devices, before the outputs are restored and the
- * partitions run for the result. Each one-op request carries HTP_REQ_MDEV_ALONE (no fences: its peers run before or
- * after it). What a row-split group (HTP0[0-1]) sends its requests through under VNPU_MDEV_CHECK, partition k on
- * member k's session.
- * Errors: VNPU_STATUS_DEVICE (a partition failed or the check found a shared line; logged), VNPU_STATUS_NO_MEMORY
- * (the check's copies), the platform's. */
+ * the partitions, per-op responses merged over them (htp_op_rsp_merge). Traces are not recorded. With seq->check,
+ * each op's partitions first run on outputs filled with a poison pattern (an output that overlaps a source: its own
+ * bytes) while the session logs its DMA writes, and the bytes each changed or DMA-wrote are merged per 128-byte line;
+ * two devices on one line (docs/HTP.md "Partitions") is an error naming the op, the tensor, the line and both
+ * devices, before the outputs are restored and the partitions run for the result. Each one-op request carries
+ * HTP_REQ_MDEV_ALONE (no fences: its peers run before or after it). What a row-split group (HTP0[0-1]) sends its
+ * requests through under VNPU_MDEV_CHECK, partition k on member k's session.
+ * Errors: VNPU_STATUS_DEVICE (a partition failed, the check found a shared line, or an op's partitions answered
+ * different matmul paths; logged), VNPU_STATUS_NO_MEMORY (the check's copies), the platform's. */
 enum vnpu_status htp_mdev_run(struct htp_device *d, const struct htp_mdev_seq *seq, size_t size,
                               const struct vdsp_buffer *const *vbufs, const struct vnpu_tensor *const *op_node);
+
+/* Merge r, one partition's response to an op (a group member's, or htp_mdev_run's in turn), into *sum, the op's
+ * response so far (first: r is the first partition's, and becomes it). Each partition narrows to FP16 only its share
+ * of the weights and of the results, so the SRC0 and DST counts add up (saturating at UINT32_MAX, as the NPU's);
+ * every partition with a share narrows all of the activations, so the SRC1 counts are the largest partition's, not
+ * their sum; each max_abs is the largest. The op's response is then the one device's alone. False when r's mm_path is
+ * not sum's: the partitions of an op run one plan, so they must agree (the caller logs it). */
+bool htp_op_rsp_merge(struct htp_op_rsp *sum, const struct htp_op_rsp *r, bool first);
 
 /* Trace records room per NPU thread per request. */
 #define HTP_TRACE_RECORDS 8192

@@ -310,7 +310,9 @@ enum vnpu_status vnpu_htp_device_trace(struct vnpu_device *dev, const char *path
 }
 
 bool vnpu_htp_node_rsp(struct vnpu_device *dev, const struct vnpu_tensor *node, struct htp_op_rsp *out) {
-    struct htp_device *d = htp_device_of(dev);
+    struct htp_device *ds[HTP_MAX_MDEV];
+    htp_devices_of(dev, ds);
+    struct htp_device *d = ds[0]; /* a group's requests are its first member's (htp_group_graph_compute) */
     pthread_mutex_lock(&d->lock);
     const bool found = htp_request_node_rsp(d, node, out);
     pthread_mutex_unlock(&d->lock);

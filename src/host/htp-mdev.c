@@ -16,6 +16,7 @@
  * once more for the result, so a false poison match never changes an output.
  */
 #include "htp-device-impl.h"
+#include "hex-common.h"
 #include "htp-ops.h"
 
 #include "log.h"
@@ -24,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MDEV_LINE          128 /* HTP_TENSOR_MDEV_LINE_SIZE */
 #define MDEV_POISON        0xA5
 #define MDEV_NONE          0xFF
 #define MDEV_CHECK_MAX_OUT ((size_t) 256 << 20) /* bytes of one output the checker copies */
@@ -35,7 +35,7 @@ struct mdev_out {
     size_t span;   /* bytes from its first byte to past its last element */
     int fd;        /* its buffer's */
     uint64_t offset;
-    size_t line0; /* offset % MDEV_LINE: the first line's bytes before the tensor */
+    size_t line0; /* offset % HEX_L2_LINE_SIZE: the first line's bytes before the tensor */
     size_t n_lines;
     bool in_place; /* overlaps a source: the reference is its saved bytes */
     const char *name;
@@ -95,7 +95,7 @@ static void mark_dma(struct mdev_out *o, const struct vdsp_dma_write *w, size_t 
             const uint64_t a = w[i].offset + r * w[i].stride, b = a + w[i].row_size;
             const uint64_t lo = a > o->offset ? a : o->offset, hi = b < o->offset + o->span ? b : o->offset + o->span;
             for (uint64_t x = lo; x < hi; x++) {
-                const size_t pos = (size_t) (x - o->offset), l = (o->line0 + pos) / MDEV_LINE;
+                const size_t pos = (size_t) (x - o->offset), l = (o->line0 + pos) / HEX_L2_LINE_SIZE;
                 if (o->dma_dev[pos] != MDEV_NONE && o->dma_dev[pos] != p) {
                     conflict(c, o, l, o->dma_dev[pos], p, "their DMA writes overlap");
                 }
@@ -116,7 +116,7 @@ static void mark_changed(struct mdev_out *o, uint32_t p, struct mdev_conflict *c
         if (o->base[pos] == ref) {
             continue;
         }
-        const size_t l = (o->line0 + pos) / MDEV_LINE;
+        const size_t l = (o->line0 + pos) / HEX_L2_LINE_SIZE;
         o->line_writers[l] |= (uint16_t) (1u << p);
         if (o->dma_dev[pos] != p) {
             claim_line(o, l, p, c);
@@ -140,6 +140,7 @@ static void partition_header(struct htp_req *req, const struct htp_req *whole, u
     req->n_ops = 1;
     req->off_ops = whole->off_ops + i * (uint32_t) sizeof(struct htp_op_desc);
     req->off_prof = whole->off_prof + i * (uint32_t) sizeof(struct htp_op_prof);
+    req->off_op_rsp = whole->off_op_rsp + i * (uint32_t) sizeof(struct htp_op_rsp);
     req->mdev_idx = p;
     req->mdev_count = count;
     req->flags = (whole->flags & ~HTP_REQ_TRACE) | HTP_REQ_MDEV_ALONE;
@@ -202,8 +203,8 @@ static enum vnpu_status outs_init(const struct htp_device *d, const struct htp_r
             return VNPU_STATUS_UNSUPPORTED;
         }
         x->base = (uint8_t *) vbufs[t->bi]->host + t->offset;
-        x->line0 = t->offset % MDEV_LINE;
-        x->n_lines = (x->line0 + x->span + MDEV_LINE - 1) / MDEV_LINE;
+        x->line0 = t->offset % HEX_L2_LINE_SIZE;
+        x->n_lines = (x->line0 + x->span + HEX_L2_LINE_SIZE - 1) / HEX_L2_LINE_SIZE;
         for (int k = 0; k < HTP_MAX_SRC; k++) {
             const struct htp_tensor_desc *s = op->src[k] == HTP_NO_TENSOR ? NULL : &tensors[op->src[k]];
             x->in_place = x->in_place || (s && s->bi == t->bi && s->offset < t->offset + x->span &&
@@ -270,8 +271,8 @@ static enum vnpu_status check_op(struct htp_device *d, const struct htp_mdev_seq
         memcpy(o[j].base, o[j].saved, o[j].span);
     }
     if (st == VNPU_STATUS_OK && !*failed && c.found) {
-        const size_t lo = c.line * MDEV_LINE > c.out->line0 ? c.line * MDEV_LINE - c.out->line0 : 0;
-        const size_t hi = (c.line + 1) * MDEV_LINE - c.out->line0;
+        const size_t lo = c.line * HEX_L2_LINE_SIZE > c.out->line0 ? c.line * HEX_L2_LINE_SIZE - c.out->line0 : 0;
+        const size_t hi = (c.line + 1) * HEX_L2_LINE_SIZE - c.out->line0;
         vnpu_log_error("%s: VNPU_MDEV_CHECK: op %u (%s) of %u partitions: devices %u and %u both write line %zu "
                        "(bytes %zu..%zu) of tensor '%s': %s",
                        d->name, i,
@@ -288,6 +289,7 @@ enum vnpu_status htp_mdev_run(struct htp_device *d, const struct htp_mdev_seq *s
     struct htp_req *req = d->req->host;
     const struct htp_req whole = *req;
     struct htp_op_prof *prof = (struct htp_op_prof *) ((uint8_t *) req + whole.off_prof);
+    struct htp_op_rsp *op_rsp = (struct htp_op_rsp *) ((uint8_t *) req + whole.off_op_rsp);
     uint64_t usecs = 0, cycles = 0;
     enum vnpu_status st = VNPU_STATUS_OK;
     bool failed = false;
@@ -297,6 +299,7 @@ enum vnpu_status htp_mdev_run(struct htp_device *d, const struct htp_mdev_seq *s
             st = check_op(d, seq, size, vbufs, op_node[i], &whole, i, &failed);
         }
         struct htp_op_prof sum = {0};
+        struct htp_op_rsp rsp_sum = {0};
         for (uint32_t p = 0; p < seq->count && st == VNPU_STATUS_OK && !failed; p++) {
             partition_header(req, &whole, i, p, seq->count);
             struct vdsp_session *s;
@@ -306,8 +309,14 @@ enum vnpu_status htp_mdev_run(struct htp_device *d, const struct htp_mdev_seq *s
             sum.cycles += prof[i].cycles;
             usecs += req->rsp.usecs;
             cycles += req->rsp.cycles;
+            if (st == VNPU_STATUS_OK && !failed && !htp_op_rsp_merge(&rsp_sum, &op_rsp[i], p == 0)) {
+                vnpu_log_error("%s: op %u: partition %u took matmul path %u, partition 0 path %u", d->name, i, p,
+                               op_rsp[i].mm_path, rsp_sum.mm_path);
+                st = VNPU_STATUS_DEVICE;
+            }
         }
         prof[i] = sum;
+        op_rsp[i] = rsp_sum;
     }
     const struct htp_rsp rsp = req->rsp;
     const uint32_t failed_partition = req->mdev_idx;

@@ -28,19 +28,16 @@
 #include "matmul-id-ops.h"
 #include "matmul-ops.h"
 
-#include "act-quant.h"
-#include "htp-tiles.h"
 #include "log.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* The thresholds of htp-prep-matmul.c, for the same kernels: one worker per 2^20 multiply-adds; prefetch depth is
- * given up before a chunk drops below 64 activation columns (each chunk streams every used expert again). */
+/* The thresholds of htp-prep-matmul.c, for the same kernels: one worker per 2^20 multiply-adds; prefetch depth
+ * (matmul_plan_hvx's) is given up before a chunk drops below 64 activation columns (each chunk streams every used
+ * expert again). */
 #define HTP_MMID_MACS_PER_THREAD (1u << 20)
 #define HTP_MMID_MIN_COLS        64
-#define HTP_MMID_TILED_PREFETCH  4
-#define HTP_MMID_FLAT_PREFETCH   3
 
 /* The HMX path (hmx-mm-id.h): auto takes it when the routed rows per expert, n_used * n_tokens / n_expert (their
  * mean, as the host does not see the ids), reach HTP_MMID_HMX_MIN_ROWS. Measured with vnpu-test-ops perf on the
@@ -72,32 +69,6 @@ static uint32_t mmid_fit_tokens(struct matmul_id_kparams *kp, uint32_t n, uint32
     return lo;
 }
 
-/* The weight path and the sizes of a tile row and a prepared column for K = k; false for types without kernels. */
-static bool mmid_path(const struct vnpu_tensor *w, uint32_t k, bool tiled, struct matmul_id_kparams *kp,
-                      uint32_t *max_prefetch) {
-    struct matmul_qtype qt;
-    *max_prefetch = HTP_MMID_TILED_PREFETCH;
-    if (w->type == VNPU_TYPE_F32 || w->type == VNPU_TYPE_F16) {
-        const uint32_t esize = w->type == VNPU_TYPE_F32 ? 4 : 2;
-        kp->plan.path = w->type == VNPU_TYPE_F32 ? MATMUL_PATH_F32 : MATMUL_PATH_F16;
-        kp->plan.wrow_size = MATMUL_TILE_ROWS * hex_align_up(k * esize, HEX_VLEN);
-        kp->plan.act_row_size = w->type == VNPU_TYPE_F32 ? act_f32_row_size(k) : act_f16_row_size(k);
-        return true;
-    }
-    if (!matmul_qtype_get((uint32_t) w->type, &qt)) {
-        return false;
-    }
-    kp->plan.path = MATMUL_PATH_QUANT;
-    kp->plan.wrow_size = k / ACT_Q8_BLOCK * qt.step_size;
-    kp->plan.act_row_size = act_q8_row_size(k);
-    if (!tiled) {
-        *max_prefetch =
-            HEX_MIN(HTP_MMID_FLAT_PREFETCH,
-                    matmul_max_prefetch(matmul_wrow_ndesc(kp->plan.path, false, qt.n_parts, MATMUL_TILE_ROWS)));
-    }
-    return true;
-}
-
 /* The plan of node on d with the weight tiled or flat; false, with why, when there is none. */
 static bool mmid_plan(const struct htp_device *d, const struct vnpu_tensor *node, bool tiled,
                       struct matmul_id_kparams *kp, char *why, size_t size) {
@@ -122,15 +93,13 @@ static bool mmid_plan(const struct htp_device *d, const struct vnpu_tensor *node
         return false;
     }
     const uint32_t k = (uint32_t) ne00;
+    struct matmul_plan *p = &kp->plan;
     uint32_t max_prefetch;
-    if (!mmid_path(w, k, tiled, kp, &max_prefetch)) {
+    if (!matmul_plan_hvx(p, (uint32_t) w->type, tiled, (uint64_t) ne00, (uint32_t) w->ne[1], &max_prefetch)) {
         snprintf(why, size, "no NPU kernel for %s weights", vnpu_type_name(w->type));
         return false;
     }
     const uint32_t n_tokens = (uint32_t) ids->ne[1];
-    struct matmul_plan *p = &kp->plan;
-    p->stage_size = act_f32_row_size(k);
-    p->n_col_tiles = htp_tile_n_col_tiles((uint32_t) w->ne[1]);
 
     const uint64_t macs = (uint64_t) ne00 * (uint64_t) w->ne[1] * (uint64_t) n_used * n_tokens;
     uint64_t nt = macs / HTP_MMID_MACS_PER_THREAD;

@@ -17,7 +17,6 @@
 #include "htp-device-impl.h"
 #include "matmul-ops.h"
 
-#include "act-quant.h"
 #include "htp-tiles.h"
 #include "log.h"
 #include "repack.h"
@@ -25,28 +24,13 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Thresholds of the plan. HTP_MM_MACS_PER_THREAD: one worker does 2 G (F16) to 8 G (Q4_0) multiply-adds/s in the
- * emulation (vnpu-test-ops perf, MUL_MAT 2048 x 2048 x 1 with VNPU_NHVX=1), and handing a job to a parked worker
- * costs tens of microseconds on the 2-core build machine; 2^20 (0.13 to 0.5 ms of work) per extra worker keeps the
- * small matmuls of a tiny model on the caller. HTP_MM_MIN_COLS: a chunk re-streams every weight, so prefetch depth
- * is given up before the chunk drops below this many columns. HTP_MM_FLAT_PREFETCH: flat quantized tile rows take
- * a DMA descriptor per part and row (2 for the block-32 types: 3 in flight keep a worker's queue under
- * VDSP_DMA_DEPTH; the K-quants' 4 to 7 leave room for one, matmul_max_prefetch). */
+/* Thresholds of the plan (its prefetch depths are matmul_plan_hvx's). HTP_MM_MACS_PER_THREAD: one worker does 2 G
+ * (F16) to 8 G (Q4_0) multiply-adds/s in the emulation (vnpu-test-ops perf, MUL_MAT 2048 x 2048 x 1 with
+ * VNPU_NHVX=1), and handing a job to a parked worker costs tens of microseconds on the 2-core build machine; 2^20
+ * (0.13 to 0.5 ms of work) per extra worker keeps the small matmuls of a tiny model on the caller. HTP_MM_MIN_COLS: a
+ * chunk re-streams every weight, so prefetch depth is given up before the chunk drops below this many columns. */
 #define HTP_MM_MACS_PER_THREAD (1u << 20)
 #define HTP_MM_MIN_COLS        64
-#define HTP_MM_TILED_PREFETCH  4
-#define HTP_MM_FLAT_PREFETCH   3
-
-/* The path of a weight type; false for types without NPU kernels. */
-static bool mm_path_of(enum vnpu_type type, uint32_t *path) {
-    struct matmul_qtype qt;
-    if (type == VNPU_TYPE_F32 || type == VNPU_TYPE_F16) {
-        *path = type == VNPU_TYPE_F32 ? MATMUL_PATH_F32 : MATMUL_PATH_F16;
-        return true;
-    }
-    *path = MATMUL_PATH_QUANT;
-    return matmul_qtype_get((uint32_t) type, &qt);
-}
 
 /* Whether a weight of this type and shape is stored tiled in a REPACK buffer: a type with tiled kernels and a shape
  * the repack takes. */
@@ -77,7 +61,9 @@ static bool mm_plan(const struct htp_device *d, const struct vnpu_tensor *node, 
                     char *why, size_t size) {
     const struct vnpu_tensor *w = node->src[0], *x = node->src[1];
     memset(kp, 0, sizeof(*kp));
-    if (!mm_path_of(w->type, &kp->plan.path)) {
+    struct matmul_plan *p = &kp->plan;
+    uint32_t max_prefetch;
+    if (!matmul_plan_hvx(p, (uint32_t) w->type, tiled, (uint64_t) w->ne[0], (uint32_t) w->ne[1], &max_prefetch)) {
         snprintf(why, size, "no NPU kernel for %s weights", vnpu_type_name(w->type));
         return false;
     }
@@ -100,25 +86,6 @@ static bool mm_plan(const struct htp_device *d, const struct vnpu_tensor *node, 
         return false;
     }
     const uint32_t k = (uint32_t) ne00;
-    struct matmul_plan *p = &kp->plan;
-    uint32_t max_prefetch = HTP_MM_TILED_PREFETCH;
-    struct matmul_qtype qt;
-    if (p->path == MATMUL_PATH_QUANT) {
-        VNPU_ASSERT(matmul_qtype_get((uint32_t) w->type, &qt));
-        p->wrow_size = k / ACT_Q8_BLOCK * qt.step_size;
-        p->act_row_size = act_q8_row_size(k);
-        if (!tiled) {
-            max_prefetch =
-                HEX_MIN(HTP_MM_FLAT_PREFETCH,
-                        matmul_max_prefetch(matmul_wrow_ndesc(p->path, false, qt.n_parts, MATMUL_TILE_ROWS)));
-        }
-    } else {
-        const uint32_t esize = p->path == MATMUL_PATH_F32 ? 4 : 2;
-        p->wrow_size = MATMUL_TILE_ROWS * hex_align_up(k * esize, HEX_VLEN);
-        p->act_row_size = p->path == MATMUL_PATH_F32 ? act_f32_row_size(k) : act_f16_row_size(k);
-    }
-    p->stage_size = act_f32_row_size(k);
-    p->n_col_tiles = htp_tile_n_col_tiles((uint32_t) w->ne[1]);
     kp->n_cols = (uint32_t) n_cols;
     kp->group_cols = (uint32_t) (x->ne[1] * (x->ne[2] / w->ne[2]));
 

@@ -347,19 +347,41 @@ bool htp_request_node_rsp(const struct htp_device *d, const struct vnpu_tensor *
     return false;
 }
 
-/* Op i's response from every member of the group that answered the request at once (n members), as one: each member
- * narrowed only its partition, so the counts add up and the largest magnitude is the members' largest. */
+/* a + b, saturating at UINT32_MAX. */
+static uint32_t rsp_count_add(uint32_t a, uint32_t b) {
+    return a > UINT32_MAX - b ? UINT32_MAX : a + b;
+}
+
+bool htp_op_rsp_merge(struct htp_op_rsp *sum, const struct htp_op_rsp *r, bool first) {
+    if (first) {
+        *sum = *r;
+        return true;
+    }
+    for (uint32_t o = 0; o < HTP_FP16_N; o++) {
+        struct htp_fp16_range *s = &sum->fp16[o];
+        const struct htp_fp16_range *x = &r->fp16[o];
+        if (o == HTP_FP16_SRC1) { /* the same activations, narrowed by every partition with a share */
+            s->n_overflow = s->n_overflow > x->n_overflow ? s->n_overflow : x->n_overflow;
+            s->n_flush = s->n_flush > x->n_flush ? s->n_flush : x->n_flush;
+        } else {
+            s->n_overflow = rsp_count_add(s->n_overflow, x->n_overflow);
+            s->n_flush = rsp_count_add(s->n_flush, x->n_flush);
+        }
+        s->max_abs = s->max_abs > x->max_abs ? s->max_abs : x->max_abs;
+    }
+    return sum->mm_path == r->mm_path;
+}
+
+/* Op i's response from every member of the group that answered the request at once (n members), as one
+ * (htp_op_rsp_merge). */
 static struct htp_op_rsp group_op_rsp(const struct htp_group *g, uint32_t n, uint32_t i) {
-    struct htp_op_rsp sum = {0};
+    struct htp_op_rsp sum;
     for (uint32_t k = 0; k < n; k++) {
         const struct htp_req *r = g->members[k]->req->host;
         const struct htp_op_rsp *rsp = (const struct htp_op_rsp *) ((const uint8_t *) r + r->off_op_rsp) + i;
-        sum.mm_path = k == 0 ? rsp->mm_path : sum.mm_path;
-        for (uint32_t o = 0; o < HTP_FP16_N; o++) {
-            sum.fp16[o].n_overflow += rsp->fp16[o].n_overflow;
-            sum.fp16[o].n_flush += rsp->fp16[o].n_flush;
-            sum.fp16[o].max_abs =
-                sum.fp16[o].max_abs > rsp->fp16[o].max_abs ? sum.fp16[o].max_abs : rsp->fp16[o].max_abs;
+        if (!htp_op_rsp_merge(&sum, rsp, k == 0)) {
+            vnpu_log_error("%s: op %u: member %u took matmul path %u, member 0 path %u", g->name, i, k, rsp->mm_path,
+                           sum.mm_path);
         }
     }
     return sum;

@@ -46,11 +46,9 @@ struct fa_ctx {
     const struct flash_attn_kparams *kp;
     const struct htp_tensor *q, *k, *v, *mask, *dst; /* mask NULL when absent */
     struct flash_attn_layout l;
-    uint32_t d, dv, n_kv; /* head sizes, keys */
-    uint32_t gqa;         /* query heads per K/V head */
-    uint32_t row_start;   /* this device's query rows: [row_start, row_start + nrows) */
-    uint32_t nrows;
-    uint32_t rows_per_thread; /* thread i starts at row_start + i * this */
+    uint32_t d, dv, n_kv;             /* head sizes, keys */
+    uint32_t gqa;                     /* query heads per K/V head */
+    struct htp_tensor_mdev_rows rows; /* this device's query rows, and each worker's */
 };
 
 /* One (query block, KV block) pair. */
@@ -401,10 +399,9 @@ static void fa_epilogue(struct fa_thread *t) {
 static void fa_worker(unsigned nth, unsigned ith, void *arg) {
     const struct fa_ctx *c = arg;
     struct htp_ctx *ctx = c->octx->ctx;
-    const uint64_t first = c->row_start + (uint64_t) c->rows_per_thread * ith;
-    const uint32_t end = c->row_start + c->nrows;
+    uint32_t first, end;
     (void) nth;
-    if (first >= end) {
+    if (!htp_tensor_mdev_rows_thread(&c->rows, ith, &first, &end)) {
         return;
     }
     HVX_Vector p[HTP_FA_MAX_BC / HVX_F32_PER_VEC];
@@ -413,8 +410,8 @@ static void fa_worker(unsigned nth, unsigned ith, void *arg) {
         .q = &ctx->dma[ith],
         .tr = &ctx->trace[ith],
         .slice = ctx->vtcm + (size_t) ith * c->l.per_thread,
-        .cur = {.ir = (uint32_t) first},
-        .end = (uint32_t) HEX_MIN(first + c->rows_per_thread, (uint64_t) end),
+        .cur = {.ir = first},
+        .end = end,
         .p = p,
     };
     struct fa_task task[2];
@@ -487,21 +484,11 @@ uint32_t op_flash_attn(struct htp_op_ctx *octx) {
     /* Results reach DDR only by DMA, which the 128-byte line rule does not constrain: any split of the query rows
      * is safe. Query row (i1, i2) is dst row (i2, i1) (dst is [dv, n_head, n_q]), so runs of query rows are not runs
      * of dst rows and no row count makes the chunks line-clean. */
-    const uint32_t total_rows = htp_tensor_nrows(c.q);
-    c.row_start = 0;
-    c.nrows = total_rows;
-    c.rows_per_thread = kp->rows_per_thread;
-    if (ctx->mdev.count > 1) {
-        const struct htp_tensor_mdev_range range = htp_mdev_range(ctx, total_rows, 1);
-        c.row_start = range.start;
-        c.nrows = range.count;
-        c.rows_per_thread = htp_rows_per_thread(c.nrows, kp->n_threads);
-    }
-    if (c.nrows == 0) {
-        return HTP_STATUS_OK;
-    }
-    if ((uint64_t) c.rows_per_thread * kp->n_threads < c.nrows) {
+    if (!htp_mdev_rows(ctx, htp_tensor_nrows(c.q), 1, kp->rows_per_thread, kp->n_threads, &c.rows)) {
         return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (c.rows.count == 0) {
+        return HTP_STATUS_OK;
     }
     c.l = flash_attn_layout(kp, c.d, c.dv, c.k->nb[0], c.v->nb[0], c.mask ? c.mask->nb[0] : 0);
     if (!htp_vtcm_fits(c.l.per_thread, kp->n_threads, ctx->vtcm_size)) {

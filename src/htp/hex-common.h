@@ -17,8 +17,13 @@
  * and Spill Analysis"; scripts/ci-hvx.sh checks every *_worker* and *_compute* function). */
 #define HEX_NOINLINE __attribute__((noinline))
 
-/* The L2 line and the HVX vector: DMA rows in VTCM and kernel buffers are aligned to it. */
+/* The HVX vector: DMA rows in VTCM and kernel buffers are aligned to it. */
 #define HEX_VLEN 128
+
+/* The L2 (data cache) line, 128 bytes on every target (seed, "128-Byte Cache Line Alignment"): what a flush cleans,
+ * and what two devices never both write by stores (mdev). Each use names it; a size that is one line by a rule
+ * (HTP_FENCE_SLOT_SIZE) is defined from it. */
+#define HEX_L2_LINE_SIZE 128u
 
 /* Internal invariant (never input validation): trap when x is false. */
 #define HTP_ASSERT(x)         \

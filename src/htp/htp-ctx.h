@@ -92,6 +92,25 @@ static inline uint32_t htp_rows_per_thread(uint32_t n, uint32_t n_threads) {
     return (uint32_t) (((uint64_t) n + n_threads - 1) / n_threads);
 }
 
+/* This device's rows of an op of total_rows rows whose plan gives each of n_threads workers rows_per_thread (the
+ * host's, for the whole op): all of them on a device alone; with mdev.count > 1 its htp_mdev_range share in chunks of
+ * rows_per_chunk (0: device 0 alone, seed "Single-Device Fallback"), the rows per worker recomputed for the share.
+ * False when the rows per worker do not cover a non-empty share (the kernel returns INVAL_PARAMS); a share of no
+ * rows (count 0) is the kernel's to skip. */
+static inline bool htp_mdev_rows(const struct htp_ctx *ctx, uint32_t total_rows, uint32_t rows_per_chunk,
+                                 uint32_t rows_per_thread, uint32_t n_threads, struct htp_tensor_mdev_rows *r) {
+    r->start = 0;
+    r->count = total_rows;
+    r->per_thread = rows_per_thread;
+    if (ctx->mdev.count > 1) {
+        const struct htp_tensor_mdev_range range = htp_mdev_range(ctx, total_rows, rows_per_chunk);
+        r->start = range.start;
+        r->count = range.count;
+        r->per_thread = htp_rows_per_thread(r->count, n_threads);
+    }
+    return r->count == 0 || (uint64_t) r->per_thread * n_threads >= r->count;
+}
+
 /* The op's kernel_params as its struct (each <op>-ops.h static_asserts it fits). */
 static inline const void *htp_op_kparams(const struct htp_op_ctx *octx) {
     return octx->op.kparams;

@@ -13,7 +13,7 @@ static uint64_t dcache_tensor_lines(const struct htp_tensor *t) {
         end += (uint64_t) ((i == 0 ? t->ne[0] / blck : t->ne[i]) - 1) * t->nb[i];
     }
     const uintptr_t start = (uintptr_t) t->data;
-    const uint64_t first = start / HTP_DCACHE_LINE, last = (start + end + HTP_DCACHE_LINE - 1) / HTP_DCACHE_LINE;
+    const uint64_t first = start / HEX_L2_LINE_SIZE, last = (start + end + HEX_L2_LINE_SIZE - 1) / HEX_L2_LINE_SIZE;
     return last - first;
 }
 
@@ -29,5 +29,5 @@ uint32_t htp_dcache_flush_dirty_tensors(struct htp_trace *tr, const struct htp_t
      * fence's. */
     __atomic_thread_fence(__ATOMIC_RELEASE);
     htp_trace_stop(tr, HTP_TRACE_L2FLUSH, info);
-    return lines * HTP_DCACHE_LINE > HTP_DCACHE_ALL_BYTES ? HTP_FLUSH_ALL : (uint32_t) lines;
+    return lines * HEX_L2_LINE_SIZE > HTP_DCACHE_ALL_BYTES ? HTP_FLUSH_ALL : (uint32_t) lines;
 }

@@ -11,12 +11,12 @@
 #ifndef VNPU_HTP_DCACHE_H
 #define VNPU_HTP_DCACHE_H
 
+#include "hex-common.h"
 #include "htp-tensor.h"
 #include "htp-trace.h"
 
 #include <stdint.h>
 
-#define HTP_DCACHE_LINE      128u
 #define HTP_DCACHE_ALL_BYTES (4u << 20) /* notes 9.5: above it one whole-cache clean */
 
 /* Clean the lines of the n tensors t[] (NULL entries skipped; each resolved by the dispatcher, so its bytes lie in

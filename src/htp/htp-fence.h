@@ -30,6 +30,7 @@
 #ifndef VNPU_HTP_FENCE_H
 #define VNPU_HTP_FENCE_H
 
+#include "hex-common.h"
 #include "htp-msg.h"
 #include "htp-status-msg.h"
 #include "htp-trace.h"
@@ -37,14 +38,14 @@
 
 #include <stdint.h>
 
-#define HTP_FENCE_SLOT_SIZE      128u /* one L2 line (HEX_L2_LINE_SIZE) */
+#define HTP_FENCE_SLOT_SIZE      HEX_L2_LINE_SIZE /* rule 1: a slot is one L2 line, so no two devices write a line */
 #define HTP_FENCE_SPINS          256u /* polls before sleeping: a peer a few microseconds behind is met without a syscall */
 #define HTP_FENCE_NAP_US         1000u /* longest sleep between polls: a wake that raced the sleep costs at most this */
 #define HTP_FENCE_STALL_TIMEOUTS 4u    /* HTP_REQ_INJECT_STALL waits at most this many timeouts for a peer's error */
 
 /* A session's view of its group's fences for one request. */
 struct htp_fence {
-    uint8_t *slots;          /* slot 0; slot d at slots + 128 d (rule 1) */
+    uint8_t *slots;          /* slot 0; slot d at slots + HTP_FENCE_SLOT_SIZE d (rule 1) */
     uint32_t idx;            /* this device's slot */
     uint32_t count;          /* devices in the group, 2..HTP_MAX_MDEV */
     uint32_t base;           /* the request's fence_seq (rule 3) */

@@ -236,7 +236,7 @@ struct htp_req {
     uint32_t mdev_idx;   /* this session's place among the sessions that share every op of the request, 0.. */
     uint32_t mdev_count; /* ..mdev_count - 1 (1..HTP_MAX_MDEV; 1: the session runs the ops alone). Each session
                             computes its partition of every op's output (seed, "Multi-Device Partitioning") */
-    /* The group's fences (mdev_count > 1; htp-fence.h): slot d (128 bytes) of device d at byte fence_off + 128 d of
+    /* The group's fences (mdev_count > 1; htp-fence.h): slot d (one line) of device d at byte fence_off + 128 d of
      * buffer fence_bi (pinned; every member maps it). The request's barriers have the sequence numbers fence_seq + 1,
      * fence_seq + 2, ...: two per op, so the next request's fence_seq is fence_seq + 2 n_ops. A barrier waits at most
      * fence_timeout_us for a peer. */

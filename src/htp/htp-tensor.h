@@ -78,8 +78,6 @@ static inline struct htp_row_index htp_row_unravel(uint32_t r, uint32_t ne1, uin
 
 /* ---- multi-device partitioning (seed, "Multi-Device Partitioning") ---- */
 
-#define HTP_TENSOR_MDEV_LINE_SIZE 128 /* HEX_L2_LINE_SIZE: devices never share a DDR line they write */
-
 static inline uint32_t hex_gcd_u32(uint32_t a, uint32_t b) {
     while (b != 0) {
         const uint32_t t = a % b;
@@ -96,7 +94,7 @@ static inline bool htp_tensor_is_contiguous(const struct htp_tensor *t, uint32_t
 }
 
 static inline bool htp_tensor_mdev_data_aligned(const struct htp_tensor *t) {
-    return hex_is_aligned(t->data, HTP_TENSOR_MDEV_LINE_SIZE);
+    return hex_is_aligned(t->data, HEX_L2_LINE_SIZE);
 }
 
 /* Whether t's strides step backwards somewhere: nb0 > nb1, nb1 > nb2 or nb2 > nb3 (a permuted view). */
@@ -117,7 +115,7 @@ static inline bool htp_tensor_mdev_rows_per_chunk(const struct htp_tensor *t, ui
     if (!htp_tensor_mdev_data_aligned(t) || (t->nb[0] != elem_size && t->ne[0] != 1) || htp_tensor_is_permuted(t)) {
         return false;
     }
-    const uint32_t line = HTP_TENSOR_MDEV_LINE_SIZE;
+    const uint32_t line = HEX_L2_LINE_SIZE;
     const bool lines = (t->ne[1] <= 1 || t->nb[1] % line == 0) && (t->ne[2] <= 1 || t->nb[2] % line == 0) &&
                        (t->ne[3] <= 1 || t->nb[3] % line == 0);
     if (t->ne[1] > 1 && lines) {
@@ -175,6 +173,27 @@ static inline struct htp_tensor_mdev_range htp_tensor_mdev_partition(uint32_t to
     r.start = (uint32_t) start;
     r.count = mdev_idx == mdev_count - 1 ? total_units - r.start : (uint32_t) HEX_MIN(per_dev, total_units - start);
     return r;
+}
+
+/* A device's rows of a row-split op (rope, softmax, flash attention, the row-stream kernels; htp_mdev_rows sets them):
+ * [start, start + count), worker i's from start + i * per_thread. */
+struct htp_tensor_mdev_rows {
+    uint32_t start;
+    uint32_t count;
+    uint32_t per_thread;
+};
+
+/* Worker ith's rows of r: [*first, *end); false when it has none. */
+static inline bool htp_tensor_mdev_rows_thread(const struct htp_tensor_mdev_rows *r, unsigned ith, uint32_t *first,
+                                               uint32_t *end) {
+    const uint64_t f = r->start + (uint64_t) r->per_thread * ith;
+    const uint32_t e = r->start + r->count;
+    if (f >= e) {
+        return false;
+    }
+    *first = (uint32_t) f;
+    *end = (uint32_t) HEX_MIN(f + r->per_thread, (uint64_t) e);
+    return true;
 }
 
 #endif /* VNPU_HTP_TENSOR_H */

@@ -24,19 +24,21 @@ struct matmul_worker {
 
 /* ---- the entry's side ---- */
 
-/* Plan p agrees with the session and with weight w and activations x: 1 <= n_act_threads <= n_threads <= ctx's
- * workers, 1 <= n_prefetch <= the path's limit, wrow_size a multiple of 128, stage_size a multiple of 128 that holds a
- * row of ne00 f32, n_col_tiles = ceil(ne01 / 32), and the fastdiv values those of ne11, ne11 * ne12, n_threads and
- * n_act_threads. */
-static bool matmul_plan_valid(const struct htp_ctx *ctx, const struct htp_tensor *w, const struct htp_tensor *x,
+/* Plan p agrees with the session and with weight w and activations x: 1 <= n_act_threads <= n_threads <= the
+ * session's workers, 1 <= n_prefetch <= the path's limit, wrow_size a multiple of 128, stage_size a multiple of 128
+ * that holds a row of ne00 f32, n_col_tiles = ceil(ne01 / 32), and the fastdiv values those of ne11, ne11 * ne12,
+ * n_threads and n_act_threads (a wrong one named in the op's message). */
+static bool matmul_plan_valid(const struct htp_op_ctx *octx, const struct htp_tensor *w, const struct htp_tensor *x,
                               const struct matmul_plan *p) {
     const uint32_t max_prefetch = p->path == MATMUL_PATH_HMX ? HMX_MM_MAX_PREFETCH : MATMUL_MAX_PREFETCH;
-    return p->n_threads != 0 && p->n_threads <= ctx->n_threads && p->n_act_threads != 0 &&
+    return p->n_threads != 0 && p->n_threads <= octx->ctx->n_threads && p->n_act_threads != 0 &&
            p->n_act_threads <= p->n_threads && p->n_prefetch != 0 && p->n_prefetch <= max_prefetch &&
            p->wrow_size % HEX_VLEN == 0 && p->stage_size >= w->ne[0] * 4 && p->stage_size % HEX_VLEN == 0 &&
-           p->n_col_tiles == htp_tile_n_col_tiles(w->ne[1]) && fastdiv_is(&p->div_ne11, x->ne[1]) &&
-           fastdiv_is(&p->div_ne11_ne12, x->ne[1] * x->ne[2]) && fastdiv_is(&p->div_n_threads, p->n_threads) &&
-           fastdiv_is(&p->div_n_act_threads, p->n_act_threads);
+           p->n_col_tiles == htp_tile_n_col_tiles(w->ne[1]) &&
+           htp_op_fastdiv_ok(octx, &p->div_ne11, x->ne[1], "div_ne11", "ne11") &&
+           htp_op_fastdiv_ok(octx, &p->div_ne11_ne12, x->ne[1] * x->ne[2], "div_ne11_ne12", "ne11 x ne12") &&
+           htp_op_fastdiv_ok(octx, &p->div_n_threads, p->n_threads, "div_n_threads", "n_threads") &&
+           htp_op_fastdiv_ok(octx, &p->div_n_act_threads, p->n_act_threads, "div_n_act_threads", "n_act_threads");
 }
 
 uint32_t matmul_run_init(struct matmul_run *r, struct htp_op_ctx *octx, const struct matmul_plan *p,
@@ -50,7 +52,7 @@ uint32_t matmul_run_init(struct matmul_run *r, struct htp_op_ctx *octx, const st
                              .dst = octx->dst[0],
                              .layout = layout,
                              .compute = !htp_op_skip_compute(octx)};
-    if (!matmul_plan_valid(ctx, r->src0, r->src1, p)) {
+    if (!matmul_plan_valid(octx, r->src0, r->src1, p)) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     const uint32_t st = matmul_weights_init(&r->wt, r->src0, p->path);

@@ -52,20 +52,23 @@ bool matmul_shapes_valid(const struct htp_tensor *w, const struct htp_tensor *x,
            n_cols == (uint64_t) x->ne[1] * x->ne[2] * x->ne[3] && group_cols == (uint64_t) x->ne[1] * (x->ne[2] / ne02);
 }
 
-/* The shapes and MUL_MAT's kparams agree (the chunk, and the fastdiv values of the groups). */
-static bool matmul_kparams_valid(const struct matmul_kparams *kp, const struct htp_tensor *w,
-                                 const struct htp_tensor *x, const struct htp_tensor *d) {
+/* The shapes and MUL_MAT's kparams agree (the chunk, and the fastdiv values of the groups: a wrong one named in the
+ * op's message). */
+static bool matmul_kparams_valid(const struct htp_op_ctx *octx, const struct matmul_kparams *kp,
+                                 const struct htp_tensor *w, const struct htp_tensor *x, const struct htp_tensor *d) {
     const bool hmx = kp->plan.path == MATMUL_PATH_HMX;
     return matmul_shapes_valid(w, x, d, kp->n_cols, kp->group_cols) && kp->cols_chunk != 0 &&
-           (!hmx || kp->cols_chunk % HMX_MM_TILE == 0) && fastdiv_is(&kp->div_group_cols, kp->group_cols) &&
-           fastdiv_is(&kp->div_ne02, w->ne[2]) && fastdiv_is(&kp->div_r3, x->ne[3] / w->ne[3]);
+           (!hmx || kp->cols_chunk % HMX_MM_TILE == 0) &&
+           htp_op_fastdiv_ok(octx, &kp->div_group_cols, kp->group_cols, "div_group_cols", "group_cols") &&
+           htp_op_fastdiv_ok(octx, &kp->div_ne02, w->ne[2], "div_ne02", "ne02") &&
+           htp_op_fastdiv_ok(octx, &kp->div_r3, x->ne[3] / w->ne[3], "div_r3", "ne13 / ne03");
 }
 
 uint32_t op_matmul(struct htp_op_ctx *octx) {
     struct htp_ctx *ctx = octx->ctx;
     const struct matmul_kparams *kp = htp_op_kparams(octx);
     const bool hmx = kp->plan.path == MATMUL_PATH_HMX;
-    if (!matmul_kparams_valid(kp, octx->src[0], octx->src[1], octx->dst[0])) {
+    if (!matmul_kparams_valid(octx, kp, octx->src[0], octx->src[1], octx->dst[0])) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     struct matmul_run r;

@@ -24,6 +24,7 @@
 #ifndef VNPU_MATMUL_OPS_H
 #define VNPU_MATMUL_OPS_H
 
+#include "act-quant.h"
 #include "hex-common.h"
 #include "hex-fastdiv.h"
 #include "hmx-mm.h"
@@ -47,7 +48,7 @@ enum matmul_path {
 #define MATMUL_MAX_K        (1u << 24) /* ne00 at most: row sizes and offsets stay within 32 bits */
 
 /* What every MUL_MAT and MUL_MAT_ID plan has, on either path: the head of both ops' kernel_params. The fastdiv values
- * are the host's; the kernel checks each against its divisor once per op (fastdiv_is). */
+ * are the host's; the kernel checks each against its divisor once per op (htp_op_fastdiv_ok). */
 struct matmul_plan {
     uint32_t path;          /* enum matmul_path */
     uint32_t n_threads;     /* compute workers (<= the session's) */
@@ -255,6 +256,44 @@ static inline uint32_t matmul_wrow_ndesc(uint32_t path, bool tiled, uint32_t n_p
  * weight descriptors and one write-back (or dummy) in flight. */
 static inline uint32_t matmul_max_prefetch(uint32_t ndesc) {
     return VDSP_DMA_DEPTH / (1 + ndesc);
+}
+
+/* The deepest weight prefetch of an HVX plan (host thresholds, MUL_MAT's and MUL_MAT_ID's): MATMUL_HVX_PREFETCH
+ * tile rows for float and tiled weights; flat quantized tile rows take a DMA descriptor per part and row (2 for the
+ * block-32 types: MATMUL_HVX_FLAT_PREFETCH in flight keep a worker's queue under VDSP_DMA_DEPTH; the K-quants' 4 to
+ * 7 leave room for one, matmul_max_prefetch). */
+#define MATMUL_HVX_PREFETCH      4
+#define MATMUL_HVX_FLAT_PREFETCH 3
+
+/* The host's HVX plan for weights of type (tiled or not) [ne00 = K, ne01], MUL_MAT's or MUL_MAT_ID's: the path and
+ * the sizes, and the deepest prefetch the plan tries; false for a type without HVX kernels (F32, F16 and the
+ * matmul_qtype_get types have them). The sizes hold for ne00 <= MATMUL_MAX_K, which the callers check (a node with a
+ * larger K is refused, its sizes unused). */
+static inline bool matmul_plan_hvx(struct matmul_plan *p, uint32_t type, bool tiled, uint64_t ne00, uint32_t ne01,
+                                   uint32_t *max_prefetch) {
+    const uint32_t k = (uint32_t) ne00;
+    struct matmul_qtype qt;
+    *max_prefetch = MATMUL_HVX_PREFETCH;
+    if (type == HTP_TYPE_F32 || type == HTP_TYPE_F16) {
+        const uint32_t esize = type == HTP_TYPE_F32 ? 4 : 2;
+        p->path = type == HTP_TYPE_F32 ? MATMUL_PATH_F32 : MATMUL_PATH_F16;
+        p->wrow_size = MATMUL_TILE_ROWS * hex_align_up(k * esize, HEX_VLEN);
+        p->act_row_size = type == HTP_TYPE_F32 ? act_f32_row_size(k) : act_f16_row_size(k);
+    } else if (matmul_qtype_get(type, &qt)) {
+        p->path = MATMUL_PATH_QUANT;
+        p->wrow_size = k / ACT_Q8_BLOCK * qt.step_size;
+        p->act_row_size = act_q8_row_size(k);
+        if (!tiled) {
+            *max_prefetch =
+                HEX_MIN(MATMUL_HVX_FLAT_PREFETCH,
+                        matmul_max_prefetch(matmul_wrow_ndesc(p->path, false, qt.n_parts, MATMUL_TILE_ROWS)));
+        }
+    } else {
+        return false;
+    }
+    p->stage_size = act_f32_row_size(k);
+    p->n_col_tiles = htp_tile_n_col_tiles(ne01);
+    return true;
 }
 
 struct htp_ctx;

@@ -31,9 +31,7 @@ struct rope_ctx {
     const struct rope_kparams *kp;
     const struct htp_tensor *src, *pos, *freq, *dst; /* freq NULL when absent */
     struct rope_layout l;
-    uint32_t row_start; /* this device's rows: [row_start, row_start + nrows) */
-    uint32_t nrows;
-    uint32_t rows_per_thread; /* thread i starts at row_start + i * this */
+    struct htp_tensor_mdev_rows rows; /* this device's rows, and each worker's */
 };
 
 struct rope_block {
@@ -253,10 +251,9 @@ static void rope_epilogue(struct rope_thread *t) {
 static void rope_worker(unsigned nth, unsigned ith, void *arg) {
     const struct rope_ctx *c = arg;
     struct htp_ctx *ctx = c->octx->ctx;
-    const uint64_t first = c->row_start + (uint64_t) c->rows_per_thread * ith;
-    const uint32_t end = c->row_start + c->nrows;
+    uint32_t first, end;
     (void) nth;
-    if (first >= end) {
+    if (!htp_tensor_mdev_rows_thread(&c->rows, ith, &first, &end)) {
         return;
     }
     uint8_t *slice = ctx->vtcm + (size_t) ith * c->l.per_thread;
@@ -272,8 +269,8 @@ static void rope_worker(unsigned nth, unsigned ith, void *arg) {
         .sin = (HVX_Vector *) (slice + c->l.sin),
         .freq = (HVX_Vector *) (slice + c->l.freq),
         .mix = mix,
-        .next = (uint32_t) first,
-        .end = (uint32_t) HEX_MIN(first + c->rows_per_thread, (uint64_t) end),
+        .next = first,
+        .end = end,
     };
     rope_thread_setup(&t);
     struct rope_block blk[2];
@@ -319,22 +316,12 @@ uint32_t op_rope(struct htp_op_ctx *octx) {
     }
     /* Rows reach DDR only by DMA, which the 128-byte line rule does not constrain: line-clean chunks of dst rows
      * where its layout has them, any row split otherwise. */
-    const uint32_t total_rows = htp_tensor_nrows(c.dst);
-    c.row_start = 0;
-    c.nrows = total_rows;
-    c.rows_per_thread = kp->rows_per_thread;
-    if (ctx->mdev.count > 1) {
-        const struct htp_tensor_mdev_range range =
-            htp_mdev_range(ctx, total_rows, htp_tensor_mdev_dma_rows_per_chunk(c.dst, 4, c.dst->ne[0] * 4));
-        c.row_start = range.start;
-        c.nrows = range.count;
-        c.rows_per_thread = htp_rows_per_thread(c.nrows, kp->n_threads);
-    }
-    if (c.nrows == 0) {
-        return HTP_STATUS_OK;
-    }
-    if ((uint64_t) c.rows_per_thread * kp->n_threads < c.nrows) {
+    if (!htp_mdev_rows(ctx, htp_tensor_nrows(c.dst), htp_tensor_mdev_dma_rows_per_chunk(c.dst, 4, c.dst->ne[0] * 4),
+                       kp->rows_per_thread, kp->n_threads, &c.rows)) {
         return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (c.rows.count == 0) {
+        return HTP_STATUS_OK;
     }
     c.l = rope_layout(kp, c.src->ne[0]);
     if (!htp_vtcm_fits(c.l.per_thread, kp->n_threads, ctx->vtcm_size)) {

@@ -183,10 +183,9 @@ static void row_stream_worker(unsigned nth, unsigned ith, void *arg) {
     const struct row_stream *s = arg;
     const struct row_plan *p = s->plan;
     struct htp_ctx *ctx = s->octx->ctx;
-    const uint64_t first = s->row_start + (uint64_t) s->rows_per_thread * ith;
-    const uint32_t end = s->row_start + s->nrows;
+    uint32_t first, end;
     (void) nth;
-    if (first >= end) {
+    if (!htp_tensor_mdev_rows_thread(&s->rows, ith, &first, &end)) {
         return;
     }
     uint8_t *slice = ctx->vtcm + (size_t) ith * s->layout.per_thread;
@@ -199,8 +198,8 @@ static void row_stream_worker(unsigned nth, unsigned ith, void *arg) {
         .dst = {slice + s->layout.dst[0], slice + s->layout.dst[1]},
         .half = p->block * s->layout.row_stride,
         .row_bytes = s->dst[0]->ne[0] * 4,
-        .next = (uint32_t) first,
-        .end = (uint32_t) HEX_MIN(first + s->rows_per_thread, (uint64_t) end),
+        .next = first,
+        .end = end,
     };
     struct row_block blk[2];
     row_stream_prologue(&t, blk);
@@ -241,15 +240,30 @@ static bool row_stream_shapes_ok(const struct row_stream *s) {
 }
 
 /* The plan's fastdiv values are those of dst's ne1 and ne1 * ne2 and of src1's ne1..ne3 (1 without src1): the rows'
- * coordinates, and so their addresses, come from their quotients. */
+ * coordinates, and so their addresses, come from their quotients. A wrong one is named in the op's message. */
 static bool row_stream_divs_ok(const struct row_stream *s) {
+    static const char *const src1_name[3] = {"div_src1[0]", "div_src1[1]", "div_src1[2]"};
+    static const char *const src1_what[3] = {"src1's ne1 (1 without src1)", "src1's ne2 (1 without src1)",
+                                             "src1's ne3 (1 without src1)"};
     const struct row_plan *p = s->plan;
     const struct htp_tensor *d = s->dst[0];
-    bool ok = fastdiv_is(&p->div_ne1, d->ne[1]) && fastdiv_is(&p->div_ne12, d->ne[1] * d->ne[2]);
-    for (int i = 0; i < 3; i++) {
-        ok = ok && fastdiv_is(&p->div_src1[i], s->src1 ? s->src1->ne[i + 1] : 1);
+    bool ok = htp_op_fastdiv_ok(s->octx, &p->div_ne1, d->ne[1], "div_ne1", "ne1") &&
+              htp_op_fastdiv_ok(s->octx, &p->div_ne12, d->ne[1] * d->ne[2], "div_ne12", "ne1 x ne2");
+    for (int i = 0; i < 3 && ok; i++) {
+        ok = htp_op_fastdiv_ok(s->octx, &p->div_src1[i], s->src1 ? s->src1->ne[i + 1] : 1, src1_name[i], src1_what[i]);
     }
     return ok;
+}
+
+/* The seed's row-wise operators: chunks of whole lines of every dst (both of a two-dst op; the chunks are powers of
+ * two, so the larger is a multiple of the other), 0 (device 0 alone) when a dst's layout has none. */
+static uint32_t row_stream_rows_per_chunk(const struct row_stream *s) {
+    const struct htp_tensor *dst = s->dst[0];
+    uint32_t rows_per_chunk = 0, rows_per_chunk1 = 0;
+    const bool lines =
+        htp_tensor_mdev_rows_per_chunk(dst, 4, dst->ne[0] * 4, &rows_per_chunk) &&
+        (s->plan->n_dst < 2 || htp_tensor_mdev_rows_per_chunk(s->dst[1], 4, dst->ne[0] * 4, &rows_per_chunk1));
+    return lines ? HEX_MAX(rows_per_chunk, rows_per_chunk1) : 0;
 }
 
 uint32_t row_stream_run(struct row_stream *s) {
@@ -261,28 +275,12 @@ uint32_t row_stream_run(struct row_stream *s) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     const struct htp_tensor *dst = s->dst[0];
-    const uint32_t total_rows = htp_tensor_nrows(dst);
-    s->row_start = 0;
-    s->nrows = total_rows;
-    s->rows_per_thread = p->rows_per_thread;
-    if (ctx->mdev.count > 1) {
-        /* The seed's row-wise operators: chunks of whole lines of every dst (both of a two-dst op; the chunks are
-         * powers of two, so the larger is a multiple of the other), device 0 alone when a dst's layout has none. */
-        uint32_t rows_per_chunk = 0, rows_per_chunk1 = 0;
-        const bool lines =
-            htp_tensor_mdev_rows_per_chunk(dst, 4, dst->ne[0] * 4, &rows_per_chunk) &&
-            (p->n_dst < 2 || htp_tensor_mdev_rows_per_chunk(s->dst[1], 4, dst->ne[0] * 4, &rows_per_chunk1));
-        const struct htp_tensor_mdev_range range =
-            htp_mdev_range(ctx, total_rows, lines ? HEX_MAX(rows_per_chunk, rows_per_chunk1) : 0);
-        s->row_start = range.start;
-        s->nrows = range.count;
-        s->rows_per_thread = htp_rows_per_thread(s->nrows, p->n_threads);
-    }
-    if (s->nrows == 0) {
-        return HTP_STATUS_OK;
-    }
-    if ((uint64_t) s->rows_per_thread * p->n_threads < s->nrows) {
+    if (!htp_mdev_rows(ctx, htp_tensor_nrows(dst), row_stream_rows_per_chunk(s), p->rows_per_thread, p->n_threads,
+                       &s->rows)) {
         return HTP_STATUS_INVAL_PARAMS;
+    }
+    if (s->rows.count == 0) {
+        return HTP_STATUS_OK;
     }
     s->src1_rep = s->src1 ? dst->ne[0] / s->src1->ne[0] : 0; /* once per op, not per worker */
     s->layout = row_plan_layout(p, dst->ne[0]);

@@ -19,6 +19,7 @@
 
 #include "hex-common.h"
 #include "hex-fastdiv.h"
+#include "htp-tensor.h"
 #include "htp-vtcm.h"
 
 #include <stdint.h>
@@ -94,10 +95,8 @@ struct row_stream {
     row_compute_fn compute;
     const void *params; /* the op's kernel_params, for compute */
     /* Set by row_stream_run: */
-    uint32_t row_start; /* this device's rows of dst: [row_start, row_start + nrows) */
-    uint32_t nrows;
-    uint32_t rows_per_thread; /* thread i starts at row_start + i * this */
-    uint32_t src1_rep;        /* copies of a src1 row in a dst row: ne0 / ne10 (0 without src1) */
+    struct htp_tensor_mdev_rows rows; /* this device's rows of dst, and each worker's */
+    uint32_t src1_rep;                /* copies of a src1 row in a dst row: ne0 / ne10 (0 without src1) */
     struct row_layout layout;
 };
 

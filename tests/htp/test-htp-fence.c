@@ -18,7 +18,7 @@
 #define N_DEV 3
 
 static struct vdsp_device *clock_dev;
-static _Alignas(128) uint8_t slots[HTP_MAX_MDEV * HTP_FENCE_SLOT_SIZE];
+static _Alignas(HTP_FENCE_SLOT_SIZE) uint8_t slots[HTP_MAX_MDEV * HTP_FENCE_SLOT_SIZE];
 
 static int setup(void **state) {
     (void) state;
@@ -143,7 +143,8 @@ static void test_stale_error_and_peer_ahead(void **state) {
     (void) state;
     const uint32_t base = 0x7FFFFFF0u; /* the signed difference crosses INT32_MAX below */
     slots_reset(base);
-    uint32_t *peer1 = (uint32_t *) (slots + 1 * HTP_FENCE_SLOT_SIZE), *peer2 = (uint32_t *) (slots + 2 * 128);
+    uint32_t *peer1 = (uint32_t *) (slots + 1 * HTP_FENCE_SLOT_SIZE),
+             *peer2 = (uint32_t *) (slots + 2 * HTP_FENCE_SLOT_SIZE);
     peer1[1] = HTP_STATUS_FENCE_TIMEOUT; /* (base, error): the previous request's */
     peer2[0] = base + 3;                 /* ahead: arrived */
     struct device_run peer = {.idx = 1, .base = base, .n_barriers = 1, .fail_dev = N_DEV, .fail_at = 1};

@@ -64,11 +64,11 @@ static uint32_t ref_gcd(uint32_t a, uint32_t b) {
 /* The rule of the seed (notes 9.3), written out again: the rows per chunk the partition of dense t must use. */
 static uint32_t ref_rows_per_chunk(const struct htp_tensor *t) {
     const uint32_t row = t->ne[0] * t->nb[0];
-    if (t->ne[1] > 1 && t->nb[1] % 128 == 0 && (t->ne[2] <= 1 || t->nb[2] % 128 == 0) &&
-        (t->ne[3] <= 1 || t->nb[3] % 128 == 0)) {
+    if (t->ne[1] > 1 && t->nb[1] % HEX_L2_LINE_SIZE == 0 && (t->ne[2] <= 1 || t->nb[2] % HEX_L2_LINE_SIZE == 0) &&
+        (t->ne[3] <= 1 || t->nb[3] % HEX_L2_LINE_SIZE == 0)) {
         return 1;
     }
-    return row == 0 ? 1 : 128 / ref_gcd(row, 128);
+    return row == 0 ? 1 : HEX_L2_LINE_SIZE / ref_gcd(row, HEX_L2_LINE_SIZE);
 }
 
 /* The rule's ranges (notes 9.3): ceil(chunks / n) chunks per device, the last device the rest; fallback to device 0
@@ -111,8 +111,8 @@ static void check_rows_split(const struct htp_tensor *t, uint32_t el, uint32_t n
         for (uint32_t k = r.start; k < next; k++) {
             const struct htp_row_index ix = htp_row_unravel(k, t->ne[1], t->ne[2], &d1, &d12);
             const uintptr_t a = (uintptr_t) (htp_tensor_row(t, ix.i1, ix.i2, ix.i3) - t->data);
-            first_line = HEX_MIN(first_line, (int64_t) (a / 128));
-            last_line = HEX_MAX(last_line, (int64_t) ((a + row - 1) / 128));
+            first_line = HEX_MIN(first_line, (int64_t) (a / HEX_L2_LINE_SIZE));
+            last_line = HEX_MAX(last_line, (int64_t) ((a + row - 1) / HEX_L2_LINE_SIZE));
         }
         if (!fallback) {
             assert_true(first_line > prev_last_line); /* no line shared with an earlier device */
@@ -127,7 +127,7 @@ static void check_rows_split(const struct htp_tensor *t, uint32_t el, uint32_t n
  * tensors whose rows and slices are smaller than a line, on 2, 3 and 4 devices. */
 static void test_mdev_rows_per_chunk(void **state) {
     (void) state;
-    static uint8_t mem[1 << 21] __attribute__((aligned(128)));
+    static uint8_t mem[1 << 21] __attribute__((aligned(HEX_L2_LINE_SIZE)));
     static const uint32_t rows_bytes[] = {4, 6, 96, 100, 128, 130, 4096};
     for (size_t i = 0; i < sizeof(rows_bytes) / sizeof(rows_bytes[0]); i++) {
         const uint32_t row = rows_bytes[i], el = row % 4 == 0 ? 4 : 2, ne0 = row / el;
@@ -140,8 +140,9 @@ static void test_mdev_rows_per_chunk(void **state) {
             uint32_t rpc = 0;
             assert_true(htp_tensor_mdev_rows_per_chunk(&shapes[s], el, row, &rpc));
             assert_int_equal(rpc, ref_rows_per_chunk(&shapes[s]));
-            assert_int_equal((uint64_t) rpc * row % 128, 0);                /* a chunk is whole lines */
-            assert_true(rpc == 1 || (uint64_t) (rpc / 2) * row % 128 != 0); /* and the fewest rows that are */
+            assert_int_equal((uint64_t) rpc * row % HEX_L2_LINE_SIZE, 0); /* a chunk is whole lines */
+            assert_true(rpc == 1 ||
+                        (uint64_t) (rpc / 2) * row % HEX_L2_LINE_SIZE != 0); /* and the fewest rows that are */
             for (uint32_t n = 2; n <= 4; n++) {
                 check_rows_split(&shapes[s], el, n, htp_tensor_nrows(&shapes[s]) / rpc < n);
             }
@@ -159,7 +160,7 @@ static void test_mdev_rows_per_chunk(void **state) {
 /* Layouts the helpers refuse (rows_per_chunk false, 0), so that device 0 computes everything. */
 static void test_mdev_unsafe_layouts(void **state) {
     (void) state;
-    static uint8_t mem[1 << 16] __attribute__((aligned(128)));
+    static uint8_t mem[1 << 16] __attribute__((aligned(HEX_L2_LINE_SIZE)));
     uint32_t rpc = 7;
     struct htp_tensor t = dense_tensor(mem + 4, 4, 32, 8, 2, 1); /* unaligned base */
     assert_false(htp_tensor_mdev_rows_per_chunk(&t, 4, 128, &rpc));
@@ -182,7 +183,7 @@ static void test_mdev_unsafe_layouts(void **state) {
     t.nb[0] = 8;
     assert_false(htp_tensor_mdev_rows_per_chunk(&t, 4, 20, &rpc));
     t = dense_tensor(mem, 4, 5, 8, 2, 1); /* padded rows on lines: one row per chunk */
-    t.nb[1] = 128, t.nb[2] = 128 * 8, t.nb[3] = 128 * 16;
+    t.nb[1] = HEX_L2_LINE_SIZE, t.nb[2] = HEX_L2_LINE_SIZE * 8, t.nb[3] = HEX_L2_LINE_SIZE * 16;
     assert_true(htp_tensor_mdev_rows_per_chunk(&t, 4, 20, &rpc));
     assert_int_equal(rpc, 1);
     check_rows_split(&t, 4, 4, false);

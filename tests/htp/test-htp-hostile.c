@@ -23,6 +23,7 @@
 #include "htp-device-impl.h"
 #include "htp-msg.h"
 #include "matmul-id-ops.h"
+#include "matmul-ops.h"
 #include "rope-ops.h"
 #include "set-rows-ops.h"
 #include "softmax-ops.h"
@@ -286,7 +287,7 @@ static void test_fastdiv_not_the_shapes(void **state) {
     r = req_plan(f, &htp_family_binary, HTP_OP_ADD, sum, 2, (const uint32_t[3]){0, 0, 1u << 17}, HTP_MM_PATH_AUTO);
     assert_int_equal(call(f), HTP_STATUS_OK);
     ((struct binary_kparams *) r.op->kparams)->plan.div_ne1 = fastdiv_init(1);
-    expect(f, HTP_STATUS_INVAL_PARAMS, "op 0 (ADD): kernel_params or shapes rejected by the kernel");
+    expect(f, HTP_STATUS_INVAL_PARAMS, "op 0 (ADD): kernel_params div_ne1 are not the fastdiv values of ne1 = 16");
 
     /* FLASH_ATTN_EXT: 8 query heads over 2 K/V heads; a GQA ratio of 1 put query head 7 on K/V head 7 of 2. */
     struct vnpu_tensor *q = vnpu_new_tensor_3d(ctx, VNPU_TYPE_F32, 64, 4, 8);
@@ -370,6 +371,38 @@ static void test_fastdiv_rope_softmax(void **state) {
     };
     fastdiv_breaks(f, &htp_family_softmax, HTP_OP_SOFT_MAX, soft, off, soft_brk,
                    sizeof(soft_brk) / sizeof(soft_brk[0]));
+    vnpu_ctx_free(ctx);
+}
+
+/* MUL_MAT's fastdiv values (HVX path: 6 columns per group, too few for HMX), each replaced by another divisor's:
+ * the columns unravel into src1 rows and weight matrices with them, and the jobs split over the workers. Weights
+ * [64, 32, 2, 1], activations [64, 3, 4, 2]: ne11 = 3, group_cols = 3 x 4 / 2 = 6, r3 = 2; one worker. */
+static void test_fastdiv_matmul(void **state) {
+    struct fixture *f = *state;
+    struct vnpu_ctx *ctx = vnpu_ctx_new(1 << 16, true);
+    const uint32_t off[3] = {0, 1u << 16, 1u << 17};
+    memset(f->data->host, 0, 1u << 17);
+    struct vnpu_tensor *w = vnpu_new_tensor_3d(ctx, VNPU_TYPE_F32, 64, 32, 2);
+    struct vnpu_tensor *x = vnpu_new_tensor_4d(ctx, VNPU_TYPE_F32, 64, 3, 4, 2);
+    struct vnpu_tensor *mm = vnpu_mul_mat(ctx, w, x);
+    const size_t plan = offsetof(struct matmul_kparams, plan);
+    const struct fastdiv_break brk[] = {
+        {plan + offsetof(struct matmul_plan, div_ne11), 1,
+         "op 0 (MUL_MAT): kernel_params div_ne11 are not the fastdiv values of ne11 = 3"},
+        {plan + offsetof(struct matmul_plan, div_ne11_ne12), 4,
+         "op 0 (MUL_MAT): kernel_params div_ne11_ne12 are not the fastdiv values of ne11 x ne12 = 12"},
+        {plan + offsetof(struct matmul_plan, div_n_threads), 2,
+         "op 0 (MUL_MAT): kernel_params div_n_threads are not the fastdiv values of n_threads = 1"},
+        {plan + offsetof(struct matmul_plan, div_n_act_threads), 2,
+         "op 0 (MUL_MAT): kernel_params div_n_act_threads are not the fastdiv values of n_act_threads = 1"},
+        {offsetof(struct matmul_kparams, div_group_cols), 1,
+         "op 0 (MUL_MAT): kernel_params div_group_cols are not the fastdiv values of group_cols = 6"},
+        {offsetof(struct matmul_kparams, div_ne02), 1,
+         "op 0 (MUL_MAT): kernel_params div_ne02 are not the fastdiv values of ne02 = 2"},
+        {offsetof(struct matmul_kparams, div_r3), 1,
+         "op 0 (MUL_MAT): kernel_params div_r3 are not the fastdiv values of ne13 / ne03 = 2"},
+    };
+    fastdiv_breaks(f, &htp_family_matmul, HTP_OP_MUL_MAT, mm, off, brk, sizeof(brk) / sizeof(brk[0]));
     vnpu_ctx_free(ctx);
 }
 
@@ -751,6 +784,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_too_many_ops, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fastdiv_not_the_shapes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fastdiv_rope_softmax, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fastdiv_matmul, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mul_mat_id_ids_flipped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_set_rows_indices_flipped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_get_rows_indices_flipped, setup, teardown),
