@@ -75,12 +75,16 @@ static void conflict(struct mdev_conflict *c, const struct mdev_out *o, size_t l
     }
 }
 
-/* Device p's stores (or LINES-mode DMA) wrote into line l of o. */
-static void claim_line(struct mdev_out *o, size_t l, uint32_t p, struct mdev_conflict *c) {
+/* Device p's stores (or, check HTP_MDEV_CHECK_LINES, its DMA) wrote into line l of o. */
+static void claim_line(struct mdev_out *o, size_t l, uint32_t p, uint32_t check, struct mdev_conflict *c) {
     if (o->line_store[l] == MDEV_NONE) {
         o->line_store[l] = (uint8_t) p;
     } else if (o->line_store[l] != p) {
-        conflict(c, o, l, o->line_store[l], p, "both write into it (stores, or DMA under VNPU_MDEV_CHECK=2)");
+        conflict(c, o, l, o->line_store[l], p,
+                 check == HTP_MDEV_CHECK_LINES
+                     ? "both write into it (VNPU_MDEV_CHECK=2 counts DMA writes as stores; the seed lets DMA writes "
+                       "share a line, so ops written by DMA in rows shorter than a line fail this mode by design)"
+                     : "both store into it");
     }
 }
 
@@ -102,7 +106,7 @@ static void mark_dma(struct mdev_out *o, const struct vdsp_dma_write *w, size_t 
                 o->dma_dev[pos] = (uint8_t) p;
                 o->line_writers[l] |= (uint16_t) (1u << p);
                 if (check == HTP_MDEV_CHECK_LINES) {
-                    claim_line(o, l, p, c);
+                    claim_line(o, l, p, check, c);
                 }
             }
         }
@@ -110,7 +114,7 @@ static void mark_dma(struct mdev_out *o, const struct vdsp_dma_write *w, size_t 
 }
 
 /* Mark the bytes of o partition p changed: a store where p's DMA did not write them. */
-static void mark_changed(struct mdev_out *o, uint32_t p, struct mdev_conflict *c) {
+static void mark_changed(struct mdev_out *o, uint32_t p, uint32_t check, struct mdev_conflict *c) {
     for (size_t pos = 0; pos < o->span; pos++) {
         const uint8_t ref = o->in_place ? o->saved[pos] : MDEV_POISON;
         if (o->base[pos] == ref) {
@@ -119,7 +123,7 @@ static void mark_changed(struct mdev_out *o, uint32_t p, struct mdev_conflict *c
         const size_t l = (o->line0 + pos) / HEX_L2_LINE_SIZE;
         o->line_writers[l] |= (uint16_t) (1u << p);
         if (o->dma_dev[pos] != p) {
-            claim_line(o, l, p, c);
+            claim_line(o, l, p, check, c);
         }
     }
 }
@@ -261,7 +265,7 @@ static enum vnpu_status check_op(struct htp_device *d, const struct htp_mdev_seq
         }
         for (uint32_t j = 0; j < n; j++) {
             mark_dma(&o[j], w, n_w, p, seq->check, &c);
-            mark_changed(&o[j], p, &c);
+            mark_changed(&o[j], p, seq->check, &c);
         }
     }
     for (uint32_t j = 0; j < n; j++) {
