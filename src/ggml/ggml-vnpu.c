@@ -141,10 +141,11 @@ static const struct ggml_backend_buffer_type_i buft_iface = {
     .is_host = buft_is_host,
 };
 
-/* ggml-ops.h's buffer_of: the vnpu buffer of a GGML buffer of one of the plugin's types, else NULL. When ggml
- * marks the buffer as weights, vnpu's is marked so (an NPU maps weights while a request uses them). */
+/* ggml-ops.h's buffer_of: the vnpu buffer of a GGML buffer the plugin allocated, else NULL (another backend's, or
+ * the empty placeholder ggml makes for a buffer of 0 bytes, which llama.cpp hangs on weights to ask supports_op).
+ * When ggml marks the buffer as weights, vnpu's is marked so (an NPU maps weights while a request uses them). */
 static struct vnpu_buffer *vnpu_buffer_of(const struct ggml_backend_buffer *buffer) {
-    if (buffer->buft->iface.alloc_buffer != buft_alloc_buffer) {
+    if (buffer->iface.free_buffer != buffer_free) {
         return NULL;
     }
     struct vnpu_buffer *vb = buffer->context;
