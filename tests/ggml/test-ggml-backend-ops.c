@@ -26,11 +26,11 @@ static struct backend_ops_result parse_output(const char *out) {
     struct backend_ops_result r = {.passed = -1, .run = -1};
     for (const char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         const size_t len = strcspn(line, "\n");
-        int a, b;
+        int a, b, end = 0;
         if (strncmp(line, "Backend ", 8) == 0 && len >= 6 && memcmp(line + len - 6, ": HTP0", 6) == 0) {
             const char *next = line + len + (line[len] == '\n');
             r.tested = strncmp(next, "  Device description:", 21) == 0;
-        } else if (sscanf(line, " %d/%d tests passed", &a, &b) == 2) {
+        } else if (sscanf(line, " %d/%d tests passed%n", &a, &b, &end) == 2 && end > 0) { /* not "backends passed" */
             r.passed = a;
             r.run = b;
         }
@@ -83,6 +83,15 @@ OP_CASE(GET_ROWS)
 OP_CASE(CPY)
 OP_CASE(SOFT_MAX)
 OP_CASE(ROPE)
+OP_CASE(SUB)
+OP_CASE(DIV)
+OP_CASE(MUL_MAT_ID)
+OP_CASE(SET_ROWS)
+OP_CASE(CONT)
+OP_CASE(SILU)
+OP_CASE(GELU)
+OP_CASE(SWIGLU)
+OP_CASE(FLASH_ATTN_EXT)
 
 /* Greedy generation of stories260K with every layer on HTP0 (-ngl 99) and on llama.cpp's CPU backend alone (-dev
  * none): the same text. */
@@ -112,11 +121,25 @@ static void test_completion_stories260K(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ADD),      cmocka_unit_test(test_MUL),
-        cmocka_unit_test(test_RMS_NORM), cmocka_unit_test(test_SCALE),
-        cmocka_unit_test(test_MUL_MAT),  cmocka_unit_test(test_GET_ROWS),
-        cmocka_unit_test(test_CPY),      cmocka_unit_test(test_SOFT_MAX),
-        cmocka_unit_test(test_ROPE),     cmocka_unit_test(test_completion_stories260K),
+        cmocka_unit_test(test_ADD),
+        cmocka_unit_test(test_MUL),
+        cmocka_unit_test(test_RMS_NORM),
+        cmocka_unit_test(test_SCALE),
+        cmocka_unit_test(test_MUL_MAT),
+        cmocka_unit_test(test_GET_ROWS),
+        cmocka_unit_test(test_CPY),
+        cmocka_unit_test(test_SOFT_MAX),
+        cmocka_unit_test(test_ROPE),
+        cmocka_unit_test(test_SUB),
+        cmocka_unit_test(test_DIV),
+        cmocka_unit_test(test_MUL_MAT_ID),
+        cmocka_unit_test(test_SET_ROWS),
+        cmocka_unit_test(test_CONT),
+        cmocka_unit_test(test_SILU),
+        cmocka_unit_test(test_GELU),
+        cmocka_unit_test(test_SWIGLU),
+        cmocka_unit_test(test_FLASH_ATTN_EXT),
+        cmocka_unit_test(test_completion_stories260K),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
