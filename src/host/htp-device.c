@@ -192,6 +192,13 @@ struct vnpu_buffer_type *vnpu_htp_weight_buffer_type(uint32_t index) {
     return htp_config_for(index, &cfg) == VNPU_STATUS_OK ? htp_buffer_type(index, !cfg->hostbuf) : NULL;
 }
 
+enum vnpu_status vnpu_htp_device_window(uint32_t index, size_t *size) {
+    *size = 0;
+    const struct htp_config *cfg;
+    const enum vnpu_status st = htp_config_for(index, &cfg);
+    return st == VNPU_STATUS_OK ? vdsp_window_size_default(cfg->arch, size) : st;
+}
+
 /* When the device keeps a weight copy of the memory going away, it drops every weight copy (their chunks unmapped
  * from the session first): the other holders' weights are copied again at their next request. */
 static void htp_device_forget_host(struct vnpu_device *dev, const void *base, size_t size) {

@@ -65,6 +65,11 @@ enum vnpu_status vnpu_htp_device_get(uint32_t index, struct vnpu_device **out);
  * environment value; *n is 0). */
 enum vnpu_status vnpu_htp_device_count(uint32_t *n);
 
+/* *size gets the bytes of HTP<index>'s address window, what its session maps at once (VNPU_WINDOW_MB, else its arch's:
+ * 3200 MiB from v75, 3000 MiB on v73): the device memory a GGML front end reports. Does not open the device.
+ * Errors: VNPU_STATUS_BAD_ARG (an index past VNPU_NDEV, a bad environment; logged; *size is 0). */
+enum vnpu_status vnpu_htp_device_window(uint32_t index, size_t *size);
+
 /* The buffer type the weights of HTP<index> belong in: HTP<index>-REPACK, or HTP<index> under
  * VNPU_HOSTBUF=1 (the device's get_weight_buffer_type), without opening the device. NULL (logged) for an index
  * past VNPU_NDEV or a bad environment. */

@@ -127,6 +127,14 @@ const char *test_upstream_srcdir(void) {
     return oracle_dir_get(&d);
 }
 
+const char *test_upstream_bindir(void) {
+    static struct oracle_dir d = {.cmd = "upstream.sh --bindir",
+                                  .probe = "test-backend-ops",
+                                  .what = "llama.cpp's programs",
+                                  .how = "../shared/oracle/upstream.sh must run (needs npm and the npm registry)"};
+    return oracle_dir_get(&d);
+}
+
 const char *test_tools_dir(void) {
     const char *dir = getenv("VNPU_TOOLS_DIR");
 #ifdef VNPU_TOOLS_DIR

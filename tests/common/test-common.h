@@ -38,6 +38,11 @@ const char *test_oracle_bin(void);
  * by ../shared/oracle/upstream.sh into ORACLE_HOME. Unavailable: fail under CI, else skip. */
 const char *test_upstream_srcdir(void);
 
+/* llama.cpp's own programs of that release (test-backend-ops, llama-bench, llama-completion, llama-tokenize), built by
+ * ../shared/oracle/upstream.sh against the oracle's libraries into ORACLE_HOME. Unavailable: fail under CI, else skip.
+ */
+const char *test_upstream_bindir(void);
+
 /* Directory holding vnpu's own tools in the build tree (VNPU_TOOLS_DIR, set by CMake). */
 const char *test_tools_dir(void);
 

@@ -1,0 +1,355 @@
+/*
+ * libggml-vnpu.so: vnpu's virtual HTP as a GGML backend that an unmodified llama.cpp loads
+ * (GGML_BACKEND_PATH=.../libggml-vnpu.so), through ggml's C backend interface (ggml/src/ggml-backend-impl.h of the
+ * release given by VNPU_GGML_SRC). ggml's own functions are left undefined here: the host program's libggml-base
+ * provides them when it loads the plugin.
+ *
+ * The registry "HTP" has the devices HTP0..HTP<VNPU_NDEV - 1> (the environment of vnpu-cli, src/host/htp-host.h),
+ * each opened once, when the plugin's ggml_backend_init runs, and held until the plugin is unloaded (then
+ * VNPU_PROFILE prints its summary and VNPU_TRACE's file is complete). A device is a GPU for ggml: llama.cpp offloads
+ * layers to it (-ngl), and reports its address window as its memory. Its one buffer type, "HTP<n>", is vnpu's
+ * device buffer: shared DDR that a session maps, host-readable, so ggml reads and writes tensors in place.
+ *
+ * supports_op and graph_compute translate GGML tensors into vnpu's (ggml-ops.h: the same data pointers, no
+ * copies) and ask vnpu's device: its supports_op, and vnpu_sched_graph_compute with the device alone, the request
+ * path of vnpu-cli (batching, kernel_params, fusion, tracing, profiling and every VNPU_* variable).
+ */
+#include "ggml-backend-impl.h"
+#include "ggml-ops.h"
+
+#include "backend.h"
+#include "buffer.h"
+#include "htp-host.h"
+#include "log.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One GGML device: HTP<index> and its buffer type. */
+struct vnpu_ggml_device {
+    uint32_t index;
+    char name[16];
+    char description[64];
+    struct vnpu_device *dev; /* vnpu's device, held while the plugin is loaded */
+    struct ggml_backend_device gdev;
+    struct ggml_backend_buffer_type buft;
+};
+
+static struct vnpu_ggml_device devices[VNPU_HTP_MAX_DEVICES];
+static uint32_t n_devices;
+static struct ggml_backend_reg reg;
+
+static struct vnpu_ggml_device *device_of(ggml_backend_dev_t gdev) {
+    return gdev->context;
+}
+
+/* ---- the buffer type: vnpu's device buffer ---- */
+
+static struct vnpu_buffer *buffer_ctx(ggml_backend_buffer_t buffer) {
+    return buffer->context;
+}
+
+static void buffer_free(ggml_backend_buffer_t buffer) {
+    vnpu_buffer_free(buffer_ctx(buffer));
+}
+
+static void *buffer_get_base(ggml_backend_buffer_t buffer) {
+    return buffer_ctx(buffer)->base;
+}
+
+static void buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor *tensor, uint8_t value, size_t offset,
+                                 size_t size) {
+    (void) buffer;
+    memset((uint8_t *) tensor->data + offset, value, size);
+}
+
+/* The device buffer keeps GGML's layout in host memory: reads and writes are copies in place. */
+static void buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor *tensor, const void *data, size_t offset,
+                              size_t size) {
+    (void) buffer;
+    memcpy((uint8_t *) tensor->data + offset, data, size);
+}
+
+static void buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor *tensor, void *data, size_t offset,
+                              size_t size) {
+    (void) buffer;
+    memcpy(data, (const uint8_t *) tensor->data + offset, size);
+}
+
+/* From any host buffer (its bytes are GGML's layout in host memory); others go through ggml's generic copy. */
+static bool buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor *src, struct ggml_tensor *dst) {
+    (void) buffer;
+    if (src->buffer && ggml_backend_buffer_is_host(src->buffer)) {
+        memcpy(dst->data, src->data, ggml_nbytes(src));
+        return true;
+    }
+    return false;
+}
+
+static void buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
+    memset(buffer_ctx(buffer)->base, value, buffer_ctx(buffer)->size);
+}
+
+static const struct ggml_backend_buffer_i buffer_iface = {
+    .free_buffer = buffer_free,
+    .get_base = buffer_get_base,
+    .memset_tensor = buffer_memset_tensor,
+    .set_tensor = buffer_set_tensor,
+    .get_tensor = buffer_get_tensor,
+    .cpy_tensor = buffer_cpy_tensor,
+    .clear = buffer_clear,
+};
+
+/* The vnpu buffer type behind buft. */
+static struct vnpu_buffer_type *buft_vnpu(ggml_backend_buffer_type_t buft) {
+    return vnpu_device_buffer_type(device_of(buft->device)->dev);
+}
+
+static const char *buft_get_name(ggml_backend_buffer_type_t buft) {
+    return vnpu_buffer_type_name(buft_vnpu(buft));
+}
+
+/* NULL (vnpu logged why: the type's maximum, shared DDR exhausted) when the buffer cannot be had. */
+static ggml_backend_buffer_t buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
+    struct vnpu_buffer *vb;
+    if (vnpu_buffer_type_alloc(buft_vnpu(buft), size, &vb) != VNPU_STATUS_OK) {
+        return NULL;
+    }
+    return ggml_backend_buffer_init(buft, buffer_iface, vb, size);
+}
+
+static size_t buft_get_alignment(ggml_backend_buffer_type_t buft) {
+    return buft_vnpu(buft)->alignment;
+}
+
+static size_t buft_get_max_size(ggml_backend_buffer_type_t buft) {
+    return vnpu_buffer_type_max_size(buft_vnpu(buft));
+}
+
+static bool buft_is_host(ggml_backend_buffer_type_t buft) {
+    (void) buft;
+    return true;
+}
+
+static const struct ggml_backend_buffer_type_i buft_iface = {
+    .get_name = buft_get_name,
+    .alloc_buffer = buft_alloc_buffer,
+    .get_alignment = buft_get_alignment,
+    .get_max_size = buft_get_max_size,
+    .is_host = buft_is_host,
+};
+
+/* ggml-ops.h's buffer_of: the vnpu buffer of a GGML buffer the plugin allocated, else NULL (another backend's, or
+ * the empty placeholder ggml makes for a buffer of 0 bytes, which llama.cpp hangs on weights to ask supports_op).
+ * When ggml marks the buffer as weights, vnpu's is marked so (an NPU maps weights while a request uses them). */
+static struct vnpu_buffer *vnpu_buffer_of(const struct ggml_backend_buffer *buffer) {
+    if (buffer->iface.free_buffer != buffer_free) {
+        return NULL;
+    }
+    struct vnpu_buffer *vb = buffer->context;
+    vb->usage = buffer->usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS ? VNPU_BUFFER_USAGE_WEIGHTS : VNPU_BUFFER_USAGE_ANY;
+    return vb;
+}
+
+/* ---- the backend (stream) ---- */
+
+static const char *backend_get_name(ggml_backend_t backend) {
+    return device_of(backend->device)->name;
+}
+
+static void backend_free(ggml_backend_t backend) {
+    free(backend);
+}
+
+/* Translations reach a node's operands and their view sources: at most this many GGML tensors per node. */
+#define TENSORS_PER_NODE (1 + 2 * GGML_MAX_SRC)
+
+static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph *cgraph) {
+    struct vnpu_ggml_device *d = device_of(backend->device);
+    const int n = ggml_graph_n_nodes(cgraph);
+    struct ggml_vnpu_translation tr;
+    struct vnpu_tensor **nodes = malloc(((size_t) n + 1) * sizeof(*nodes));
+    if (!nodes ||
+        ggml_vnpu_translation_init(&tr, (size_t) n * TENSORS_PER_NODE + 1, vnpu_buffer_of) != VNPU_STATUS_OK) {
+        vnpu_log_error("%s: cannot allocate the translation of a graph of %d nodes", d->name, n);
+        free(nodes);
+        return GGML_STATUS_ALLOC_FAILED;
+    }
+    struct vnpu_graph g = {.size = n, .nodes = nodes};
+    enum ggml_status st = GGML_STATUS_SUCCESS;
+    for (int i = 0; i < n && st == GGML_STATUS_SUCCESS; i++) {
+        const struct ggml_tensor *node = ggml_graph_node(cgraph, i);
+        if (!(node->flags & GGML_TENSOR_FLAG_COMPUTE) || ggml_is_empty(node)) {
+            continue; /* as ggml's CPU backend: not needed by the graph's outputs, or no elements */
+        }
+        if (!(nodes[g.n_nodes++] = ggml_vnpu_translate_node(&tr, node))) {
+            vnpu_log_error("%s: graph node %d '%s': %s", d->name, i, node->name, tr.why);
+            st = GGML_STATUS_FAILED;
+        }
+    }
+    if (st == GGML_STATUS_SUCCESS && vnpu_sched_graph_compute(&d->dev, 1, &g) != VNPU_STATUS_OK) {
+        st = GGML_STATUS_FAILED;
+    }
+    ggml_vnpu_translation_free(&tr);
+    free(nodes);
+    return st;
+}
+
+static const struct ggml_backend_i backend_iface = {
+    .get_name = backend_get_name,
+    .free = backend_free,
+    .graph_compute = backend_graph_compute,
+};
+
+static ggml_guid backend_guid = {0x76, 0x6e, 0x70, 0x75, 0x2d, 0x48, 0x54, 0x50,
+                                 0x2d, 0x67, 0x67, 0x6d, 0x6c, 0x2d, 0x76, 0x31}; /* "vnpu-HTP-ggml-v1" */
+
+/* ---- the device ---- */
+
+static const char *dev_get_name(ggml_backend_dev_t gdev) {
+    return device_of(gdev)->name;
+}
+
+static const char *dev_get_description(ggml_backend_dev_t gdev) {
+    return device_of(gdev)->description;
+}
+
+/* The address window: all the shared DDR a session maps at once. */
+static void dev_get_memory(ggml_backend_dev_t gdev, size_t *free_bytes, size_t *total) {
+    vnpu_htp_device_window(device_of(gdev)->index, total);
+    *free_bytes = *total;
+}
+
+static enum ggml_backend_dev_type dev_get_type(ggml_backend_dev_t gdev) {
+    (void) gdev;
+    return GGML_BACKEND_DEVICE_TYPE_GPU; /* the kind llama.cpp offloads layers to, as the real Hexagon backend */
+}
+
+static void dev_get_props(ggml_backend_dev_t gdev, struct ggml_backend_dev_props *props) {
+    memset(props, 0, sizeof(*props));
+    props->name = dev_get_name(gdev);
+    props->description = dev_get_description(gdev);
+    props->type = dev_get_type(gdev);
+    dev_get_memory(gdev, &props->memory_free, &props->memory_total);
+    /* synchronous compute, no pinned host buffers, no buffers over host memory, no events */
+}
+
+static ggml_backend_t dev_init_backend(ggml_backend_dev_t gdev, const char *params) {
+    (void) params;
+    ggml_backend_t backend = calloc(1, sizeof(*backend));
+    if (!backend) {
+        vnpu_log_error("%s: out of memory for a backend", device_of(gdev)->name);
+        return NULL;
+    }
+    *backend = (struct ggml_backend){.guid = &backend_guid, .iface = backend_iface, .device = gdev};
+    return backend;
+}
+
+static ggml_backend_buffer_type_t dev_get_buffer_type(ggml_backend_dev_t gdev) {
+    return &device_of(gdev)->buft;
+}
+
+/* vnpu's answer for op, translated with its operands into a scratch translation; false for what vnpu does not know
+ * (said at VNPU_LOG=3). */
+static bool dev_supports_op(ggml_backend_dev_t gdev, const struct ggml_tensor *op) {
+    struct vnpu_ggml_device *d = device_of(gdev);
+    struct ggml_vnpu_translation tr;
+    if (ggml_vnpu_translation_init(&tr, TENSORS_PER_NODE, vnpu_buffer_of) != VNPU_STATUS_OK) {
+        return false;
+    }
+    const struct vnpu_tensor *v = ggml_vnpu_translate_node(&tr, op);
+    if (!v) {
+        vnpu_log_debug("%s: %s '%s' not supported: %s", d->name, ggml_op_desc(op), op->name, tr.why);
+    }
+    const bool ok = v && vnpu_device_supports_op(d->dev, v);
+    ggml_vnpu_translation_free(&tr);
+    return ok;
+}
+
+/* The device's own buffers only: the NPU maps shared DDR, and anything else crosses into it by ggml's copies. */
+static bool dev_supports_buft(ggml_backend_dev_t gdev, ggml_backend_buffer_type_t buft) {
+    return buft == &device_of(gdev)->buft;
+}
+
+static const struct ggml_backend_device_i dev_iface = {
+    .get_name = dev_get_name,
+    .get_description = dev_get_description,
+    .get_memory = dev_get_memory,
+    .get_type = dev_get_type,
+    .get_props = dev_get_props,
+    .init_backend = dev_init_backend,
+    .get_buffer_type = dev_get_buffer_type,
+    .supports_op = dev_supports_op,
+    .supports_buft = dev_supports_buft,
+};
+
+/* ---- the registry ---- */
+
+static const char *reg_get_name(ggml_backend_reg_t r) {
+    (void) r;
+    return "HTP";
+}
+
+static size_t reg_get_device_count(ggml_backend_reg_t r) {
+    (void) r;
+    return n_devices;
+}
+
+static ggml_backend_dev_t reg_get_device(ggml_backend_reg_t r, size_t index) {
+    (void) r;
+    return index < n_devices ? &devices[index].gdev : NULL;
+}
+
+static const struct ggml_backend_reg_i reg_iface = {
+    .get_name = reg_get_name,
+    .get_device_count = reg_get_device_count,
+    .get_device = reg_get_device,
+};
+
+/* Open HTP0..HTP<VNPU_NDEV - 1>; a device that fails to open (logged) ends the list. */
+static void reg_open(void) {
+    uint32_t n;
+    if (vnpu_htp_device_count(&n) != VNPU_STATUS_OK) {
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct vnpu_ggml_device *d = &devices[i];
+        if (vnpu_htp_device_get(i, &d->dev) != VNPU_STATUS_OK) {
+            vnpu_log_error("ggml-vnpu: HTP%u did not open: the registry lists the %u devices before it", i, i);
+            break;
+        }
+        d->index = i;
+        snprintf(d->name, sizeof(d->name), "HTP%u", i);
+        snprintf(d->description, sizeof(d->description), "vnpu virtual Hexagon NPU (%s)", d->name);
+        d->gdev = (struct ggml_backend_device){.iface = dev_iface, .reg = &reg, .context = d};
+        d->buft = (struct ggml_backend_buffer_type){.iface = buft_iface, .device = &d->gdev, .context = d};
+        n_devices = i + 1;
+    }
+}
+
+static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+
+static ggml_backend_reg_t vnpu_ggml_reg(void) {
+    pthread_once(&reg_once, reg_open);
+    reg = (struct ggml_backend_reg){.api_version = GGML_BACKEND_API_VERSION, .iface = reg_iface};
+    return &reg;
+}
+
+/* 1 when vnpu's environment is valid (VNPU_NDEV and the rest, logged otherwise): ggml then loads the plugin. */
+static int vnpu_ggml_score(void) {
+    uint32_t n;
+    return vnpu_htp_device_count(&n) == VNPU_STATUS_OK && n > 0;
+}
+
+/* At unload (or exit): the devices close, VNPU_PROFILE's summary is printed and VNPU_TRACE's file completed. */
+__attribute__((destructor)) static void vnpu_ggml_unload(void) {
+    for (uint32_t i = 0; i < n_devices; i++) {
+        vnpu_device_free(devices[i].dev);
+    }
+    n_devices = 0;
+}
+
+GGML_BACKEND_DL_IMPL(vnpu_ggml_reg)
+GGML_BACKEND_DL_SCORE_IMPL(vnpu_ggml_score)

@@ -1,0 +1,145 @@
+/*
+ * libggml-vnpu.so under llama.cpp's own op tests: test-backend-ops of the oracle's release (upstream.sh) loads the
+ * plugin (GGML_BACKEND_PATH) and compares every case HTP0 supports against ggml's CPU backend, one op at a time.
+ * Each op must run on HTP0 (the backend appears and is tested, not skipped), run at least one case, and pass every
+ * case it runs. Then llama-completion generates on HTP0 the text its CPU backend generates.
+ */
+#include "test-common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef VNPU_GGML_PLUGIN
+#error "VNPU_GGML_PLUGIN must be defined by the build (empty when the plugin is not built)"
+#endif
+
+/* What test-backend-ops printed about HTP0. */
+struct backend_ops_result {
+    int tested;      /* HTP0 appeared and was tested, not skipped */
+    int passed, run; /* its "N/M tests passed" line */
+    int unsupported; /* cases HTP0 said it does not support */
+    int failed;      /* lines saying FAIL */
+};
+
+static struct backend_ops_result parse_output(const char *out) {
+    struct backend_ops_result r = {.passed = -1, .run = -1};
+    for (const char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        const size_t len = strcspn(line, "\n");
+        int a, b, end = 0;
+        if (strncmp(line, "Backend ", 8) == 0 && len >= 6 && memcmp(line + len - 6, ": HTP0", 6) == 0) {
+            const char *next = line + len + (line[len] == '\n');
+            r.tested = strncmp(next, "  Device description:", 21) == 0;
+        } else if (sscanf(line, " %d/%d tests passed%n", &a, &b, &end) == 2 && end > 0) { /* not "backends passed" */
+            r.passed = a;
+            r.run = b;
+        }
+        const char *fail = strstr(line, "FAIL");
+        r.failed += fail && fail < line + len;
+        const char *unsup = strstr(line, "not supported");
+        r.unsupported += unsup && unsup < line + len;
+    }
+    return r;
+}
+
+/* The plugin's path; missing (not configured with VNPU_GGML_SRC): fail under CI, else skip. */
+static const char *plugin_path(void) {
+    const char *plugin = VNPU_GGML_PLUGIN;
+    if (!*plugin) {
+        test_missing("libggml-vnpu.so", "configure with -DVNPU_GGML_SRC=<llama.cpp source> (make test passes the "
+                                        "oracle's, ../shared/oracle/upstream.sh --srcdir)");
+    }
+    return plugin;
+}
+
+static void check_op(const char *op) {
+    const char *plugin = plugin_path();
+    const char *bin = test_upstream_bindir();
+    char *out = NULL, *err = NULL;
+    const int rc = test_run(&out, &err, "GGML_BACKEND_PATH='%s' '%s/test-backend-ops' -b HTP0 -o %s", plugin, bin, op);
+    assert_non_null(out);
+    const struct backend_ops_result r = parse_output(out);
+    fprintf(stderr, "%s: %d/%d cases passed on HTP0, %d not supported\n", op, r.passed, r.run, r.unsupported);
+    if (rc != 0 || !r.tested || r.run < 1 || r.passed != r.run || r.failed != 0) {
+        fail_msg(
+            "test-backend-ops -b HTP0 -o %s: exit %d, HTP0 %s, %d/%d passed, %d FAIL lines\nstdout:\n%s\nstderr:\n%s",
+            op, rc, r.tested ? "tested" : "not tested", r.passed, r.run, r.failed, out, err ? err : "");
+    }
+    free(out);
+    free(err);
+}
+
+#define OP_CASE(name)                       \
+    static void test_##name(void **state) { \
+        (void) state;                       \
+        check_op(#name);                    \
+    }
+OP_CASE(ADD)
+OP_CASE(MUL)
+OP_CASE(RMS_NORM)
+OP_CASE(SCALE)
+OP_CASE(MUL_MAT)
+OP_CASE(GET_ROWS)
+OP_CASE(CPY)
+OP_CASE(SOFT_MAX)
+OP_CASE(ROPE)
+OP_CASE(SUB)
+OP_CASE(DIV)
+OP_CASE(MUL_MAT_ID)
+OP_CASE(SET_ROWS)
+OP_CASE(CONT)
+OP_CASE(SILU)
+OP_CASE(GELU)
+OP_CASE(SWIGLU)
+OP_CASE(FLASH_ATTN_EXT)
+
+/* Greedy generation of stories260K with every layer on HTP0 (-ngl 99) and on llama.cpp's CPU backend alone (-dev
+ * none): the same text. */
+static void test_completion_stories260K(void **state) {
+    (void) state;
+    const char *plugin = plugin_path();
+    const char *bin = test_upstream_bindir();
+    const char *model = test_model_path("stories260K.gguf");
+    char *htp = NULL, *cpu = NULL, *err = NULL;
+    const char *args = "--temp 0 -no-cnv -p 'Once upon a time' -n 64";
+    int rc = test_run(&htp, &err, "GGML_BACKEND_PATH='%s' '%s/llama-completion' -m '%s' -dev HTP0 -ngl 99 %s", plugin,
+                      bin, model, args);
+    if (rc != 0) {
+        fail_msg("llama-completion -dev HTP0 exited %d:\n%s", rc, err ? err : "");
+    }
+    free(err);
+    rc = test_run(&cpu, &err, "'%s/llama-completion' -m '%s' -dev none %s", bin, model, args);
+    if (rc != 0) {
+        fail_msg("llama-completion -dev none exited %d:\n%s", rc, err ? err : "");
+    }
+    assert_true(strlen(cpu) > strlen("Once upon a time") + 16); /* it generated */
+    assert_string_equal(htp, cpu);
+    free(htp);
+    free(cpu);
+    free(err);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ADD),
+        cmocka_unit_test(test_MUL),
+        cmocka_unit_test(test_RMS_NORM),
+        cmocka_unit_test(test_SCALE),
+        cmocka_unit_test(test_MUL_MAT),
+        cmocka_unit_test(test_GET_ROWS),
+        cmocka_unit_test(test_CPY),
+        cmocka_unit_test(test_SOFT_MAX),
+        cmocka_unit_test(test_ROPE),
+        cmocka_unit_test(test_SUB),
+        cmocka_unit_test(test_DIV),
+        cmocka_unit_test(test_MUL_MAT_ID),
+        cmocka_unit_test(test_SET_ROWS),
+        cmocka_unit_test(test_CONT),
+        cmocka_unit_test(test_SILU),
+        cmocka_unit_test(test_GELU),
+        cmocka_unit_test(test_SWIGLU),
+        cmocka_unit_test(test_FLASH_ATTN_EXT),
+        cmocka_unit_test(test_completion_stories260K),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
