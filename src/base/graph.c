@@ -9,6 +9,7 @@
  */
 #include "tensor.h"
 
+#include "hash.h"
 #include "log.h"
 
 #include <stdint.h>
@@ -311,7 +312,7 @@ struct vnpu_graph *vnpu_graph_new(struct vnpu_ctx *ctx, int size) {
 /* Mark t visited; false if it already was. */
 static bool graph_visit(struct graph_impl *gi, const struct vnpu_tensor *t) {
     const size_t mask = gi->hash_size - 1;
-    size_t i = (size_t) (((uintptr_t) t >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 16) & mask;
+    size_t i = vnpu_ptr_slot(t, mask);
     while (gi->visited[i]) {
         if (gi->visited[i] == t) {
             return false;

@@ -1,5 +1,7 @@
 /*
- * FNV-1a, 64-bit (Fowler, Noll, Vo): the string hash of the name tables (GGUF tensor names, token texts).
+ * FNV-1a, 64-bit (Fowler, Noll, Vo): the string hash of the name tables (GGUF tensor names, token texts); and the
+ * pointer hash of the open-addressing tables keyed by address (the graph's visited set, the NPU staging table, the
+ * GGML adapter's translations).
  */
 #ifndef VNPU_HASH_H
 #define VNPU_HASH_H
@@ -14,6 +16,12 @@ static inline uint64_t vnpu_fnv1a64(const void *data, size_t len) {
         h = (h ^ p[i]) * 0x100000001b3ull;
     }
     return h;
+}
+
+/* The first slot for pointer p in a table of mask + 1 slots (a power of two): Fibonacci hashing of the address
+ * without its low 4 bits (allocations are at least 16-byte aligned). */
+static inline size_t vnpu_ptr_slot(const void *p, size_t mask) {
+    return (size_t) (((uintptr_t) p >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 16) & mask;
 }
 
 #endif /* VNPU_HASH_H */

@@ -7,6 +7,7 @@
 
 #include "buffer.h"
 #include "ggml-backend.h"
+#include "hash.h"
 #include "log.h"
 
 #include <stdint.h>
@@ -131,7 +132,7 @@ void ggml_vnpu_translation_free(struct ggml_vnpu_translation *tr) {
 /* The slot of t in the map: its own, or the empty one where it goes. */
 static size_t slot_of(const struct ggml_vnpu_translation *tr, const struct ggml_tensor *t) {
     const size_t mask = tr->cap - 1;
-    size_t i = (size_t) (((uintptr_t) t >> 4) * UINT64_C(0x9E3779B97F4A7C15) >> 16) & mask;
+    size_t i = vnpu_ptr_slot(t, mask);
     while (tr->keys[i] && tr->keys[i] != t) {
         i = (i + 1) & mask;
     }

@@ -8,6 +8,7 @@
  */
 #include "htp-device-impl.h"
 
+#include "hash.h"
 #include "log.h"
 
 #include <stdlib.h>
@@ -54,16 +55,9 @@ static enum vnpu_status arena_alloc(struct vdsp_buffer ***chunks, uint32_t *n_ch
     return VNPU_STATUS_OK;
 }
 
-static uint32_t stage_hash(const void *host, uint32_t cap) {
-    uint64_t x = (uint64_t) (uintptr_t) host;
-    x ^= x >> 29;
-    x *= 0x9E3779B97F4A7C15ull;
-    return (uint32_t) (x >> 32) & (cap - 1);
-}
-
 /* The slot of (host, size) in the weight table: its entry or the empty slot where it goes. */
 static struct htp_stage_entry *stage_slot(struct htp_stage *st, const void *host, size_t size) {
-    for (uint32_t i = stage_hash(host, st->cap_weights);; i = (i + 1) & (st->cap_weights - 1)) {
+    for (uint32_t i = (uint32_t) vnpu_ptr_slot(host, st->cap_weights - 1);; i = (i + 1) & (st->cap_weights - 1)) {
         struct htp_stage_entry *e = &st->weights[i];
         if (!e->host || (e->host == host && e->size == size)) {
             return e;
