@@ -5,7 +5,8 @@
  * provides them when it loads the plugin.
  *
  * The registry "HTP" has the devices HTP0..HTP<VNPU_NDEV - 1> (the environment of vnpu-cli, src/host/htp-host.h),
- * each opened once, when the plugin's ggml_backend_init runs, and held until the plugin is unloaded (then
+ * or those VNPU_DEVICES lists in vnpu-cli's --device grammar ("HTP0[0-1]": a row-split group is one device), each
+ * opened once, when the plugin's ggml_backend_init runs, and held until the plugin is unloaded (then
  * VNPU_PROFILE prints its summary and VNPU_TRACE's file is complete). A device is a GPU for ggml: llama.cpp offloads
  * layers to it (-ngl), and reports its address window as its memory. Its one buffer type, "HTP<n>", is vnpu's
  * device buffer: shared DDR that a session maps, host-readable, so ggml reads and writes tensors in place.
@@ -29,9 +30,9 @@
 
 /* One GGML device: HTP<index> and its buffer type. */
 struct vnpu_ggml_device {
-    uint32_t index;
-    char name[16];
-    char description[64];
+    uint32_t index;   /* the n of HTP<n>, a group's first member */
+    const char *name; /* vnpu's, "HTP<n>" or a group's "HTP<a>[<members>]" */
+    char description[96];
     struct vnpu_device *dev; /* vnpu's device, held while the plugin is loaded */
     struct ggml_backend_device gdev;
     struct ggml_backend_buffer_type buft;
@@ -308,24 +309,45 @@ static const struct ggml_backend_reg_i reg_iface = {
     .get_device = reg_get_device,
 };
 
-/* Open HTP0..HTP<VNPU_NDEV - 1>; a device that fails to open (logged) ends the list. */
+/* Give the registry the device dev (opened): its name, its first member's window, its buffer type. */
+static void reg_add(struct vnpu_device *dev) {
+    struct vnpu_ggml_device *d = &devices[n_devices++];
+    uint32_t members[VNPU_HTP_MAX_DEVICES];
+    vnpu_htp_device_members(dev, members);
+    d->dev = dev;
+    d->index = members[0];
+    d->name = vnpu_device_name(dev);
+    snprintf(d->description, sizeof(d->description), "vnpu virtual Hexagon NPU (%s)", d->name);
+    d->gdev = (struct ggml_backend_device){.iface = dev_iface, .reg = &reg, .context = d};
+    d->buft = (struct ggml_backend_buffer_type){.iface = buft_iface, .device = &d->gdev, .context = d};
+}
+
+/* The devices of VNPU_DEVICES, in vnpu-cli's --device grammar without the CPU (llama.cpp has its own): HTP<n> and
+ * row-split groups HTP<a>[<members>]; unset, HTP0..HTP<VNPU_NDEV - 1>. A list that does not open (logged) leaves
+ * the registry empty; without VNPU_DEVICES a device that fails to open (logged) ends the list. */
 static void reg_open(void) {
+    const char *list = getenv("VNPU_DEVICES");
+    struct vnpu_device *devs[VNPU_HTP_MAX_DEVICES];
     uint32_t n;
+    if (list) {
+        if (vnpu_htp_devices_open(list, false, devs, VNPU_HTP_MAX_DEVICES, &n, NULL) != VNPU_STATUS_OK) {
+            vnpu_log_error("ggml-vnpu: VNPU_DEVICES='%s' does not open: the registry has no devices", list);
+            return;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            reg_add(devs[i]);
+        }
+        return;
+    }
     if (vnpu_htp_device_count(&n) != VNPU_STATUS_OK) {
         return;
     }
     for (uint32_t i = 0; i < n; i++) {
-        struct vnpu_ggml_device *d = &devices[i];
-        if (vnpu_htp_device_get(i, &d->dev) != VNPU_STATUS_OK) {
+        if (vnpu_htp_device_get(i, &devs[0]) != VNPU_STATUS_OK) {
             vnpu_log_error("ggml-vnpu: HTP%u did not open: the registry lists the %u devices before it", i, i);
             break;
         }
-        d->index = i;
-        snprintf(d->name, sizeof(d->name), "HTP%u", i);
-        snprintf(d->description, sizeof(d->description), "vnpu virtual Hexagon NPU (%s)", d->name);
-        d->gdev = (struct ggml_backend_device){.iface = dev_iface, .reg = &reg, .context = d};
-        d->buft = (struct ggml_backend_buffer_type){.iface = buft_iface, .device = &d->gdev, .context = d};
-        n_devices = i + 1;
+        reg_add(devs[0]);
     }
 }
 

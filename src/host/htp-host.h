@@ -110,6 +110,23 @@ bool vnpu_htp_device_is(const struct vnpu_device *dev);
  * members in mdev order; returns how many. */
 uint32_t vnpu_htp_device_members(struct vnpu_device *dev, uint32_t *index);
 
+/* Whether name (len bytes) is spelled as a row-split group, HTP<a>[...] (vnpu_htp_group_get checks the rest). */
+bool vnpu_htp_group_name(const char *name, size_t len);
+
+/* Bytes of the device-list item at p: up to the next comma outside brackets ("HTP0[0,2],HTP1" has two items). */
+size_t vnpu_htp_list_item_len(const char *p);
+
+/* Open the NPU devices of list in its order into devs[] (room for max), *n getting how many: comma-separated items,
+ * each HTP<n> (vnpu_htp_device_get) or a row-split group HTP<a>[<members>] (vnpu_htp_group_get), case-sensitive as
+ * llama.cpp's --device and the Qualcomm backend's GGML_HEXAGON_DEVICES spell them; commas inside brackets belong to
+ * the group. With allow_cpu an item "CPU" is accepted and skipped (*named_cpu, when not NULL, says whether one was;
+ * the caller opens it). A session belongs to one device of the list: HTP<n> named twice, alone or in a group
+ * (HTP0,HTP0[0-1]), is an error. vnpu_device_free each. Errors: VNPU_STATUS_BAD_ARG (an empty item, an unknown name,
+ * a device or CPU twice, more than max devices: what and where, logged), the devices' open errors; on an error
+ * nothing stays open and *n is 0. */
+enum vnpu_status vnpu_htp_devices_open(const char *list, bool allow_cpu, struct vnpu_device **devs, uint32_t max,
+                                       uint32_t *n, bool *named_cpu);
+
 /* Whether name (len bytes) is a group, "HTP<a>[<list>]": then the group's device, opened with its members (row
  * split: every op of the graph runs on the sessions of HTP<m> for each member m, each computing its partition of
  * the output rows, synchronized by fences; llama.cpp's Hexagon backend spells it so). The list is comma-separated

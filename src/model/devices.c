@@ -9,81 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether name (len bytes) names a row-split group, HTP<a>[<members>]. */
-static bool is_group(const char *name, size_t len) {
-    return len > 3 && memcmp(name, "HTP", 3) == 0 && memchr(name, '[', len);
-}
-
-/* Open the device called name (len bytes). */
-static enum vnpu_status device_open(const char *name, size_t len, int n_threads, struct vnpu_device **dev) {
-    if (len == 3 && memcmp(name, "CPU", 3) == 0) {
-        return vnpu_cpu_device_new(n_threads, dev);
-    }
-    uint32_t index;
-    if (vnpu_htp_device_parse(name, len, &index)) {
-        return vnpu_htp_device_get(index, dev);
-    }
-    if (is_group(name, len)) {
-        return vnpu_htp_group_get(name, len, dev);
-    }
-    vnpu_log_error("unknown device '%.*s' (available: CPU, HTP0..HTP<VNPU_NDEV - 1>, groups HTP<a>[<members>])",
-                   (int) len, name);
-    return VNPU_STATUS_BAD_ARG;
-}
-
-/* Bytes of the list item at p: up to the next comma outside brackets ("HTP0[0,2],HTP1" has two items). */
-static size_t item_len(const char *p) {
-    size_t n = 0;
-    for (int depth = 0; p[n] && (p[n] != ',' || depth > 0); n++) {
-        depth += p[n] == '[' ? 1 : p[n] == ']' ? -1 : 0;
-    }
-    return n;
-}
-
-/* Whether NPU device dev shares no session with the devices opened before it (used[] their members); marks its
- * own. */
-static bool members_unused(const char *list, struct vnpu_device *dev, bool used[VNPU_HTP_MAX_DEVICES]) {
-    uint32_t idx[VNPU_HTP_MAX_DEVICES];
-    const uint32_t n = vnpu_htp_device_members(dev, idx);
-    for (uint32_t k = 0; k < n; k++) {
-        if (used[idx[k]]) {
-            vnpu_log_error("device list '%s': HTP%u appears twice (a session is one device of the list)", list, idx[k]);
-            return false;
-        }
-        used[idx[k]] = true;
-    }
-    return true;
-}
-
 enum vnpu_status llama_devices_open(const char *list, int n_threads, struct vnpu_device **devs, int *n_devs) {
-    *n_devs = 0;
-    bool have_cpu = false, used[VNPU_HTP_MAX_DEVICES] = {false};
-    enum vnpu_status st = VNPU_STATUS_OK;
-    const char *p = list;
-    do { /* every comma-separated item, the empty ones too ("CPU," names an empty device) */
-        const size_t len = item_len(p);
-        const bool is_cpu = len == 3 && memcmp(p, "CPU", 3) == 0;
-        if (len == 0 || *n_devs == LLAMA_MAX_DEVICES - 1) {
-            vnpu_log_error("device list '%s': %s", list, len == 0 ? "empty name" : "too many devices");
-            st = VNPU_STATUS_BAD_ARG;
-            break;
-        }
-        bool twice = is_cpu && have_cpu;
-        for (int d = 0; d < *n_devs; d++) {
-            const char *name = vnpu_device_name(devs[d]);
-            twice = twice || (strlen(name) == len && memcmp(name, p, len) == 0);
-        }
-        if (twice) {
-            vnpu_log_error("device list '%s': %.*s appears twice", list, (int) len, p);
-            st = VNPU_STATUS_BAD_ARG;
-        } else if (is_cpu) {
-            have_cpu = true; /* opened last, below */
-        } else if ((st = device_open(p, len, n_threads, &devs[*n_devs])) == VNPU_STATUS_OK) {
-            (*n_devs)++;
-            st = members_unused(list, devs[*n_devs - 1], used) ? VNPU_STATUS_OK : VNPU_STATUS_BAD_ARG;
-        }
-        p += len;
-    } while (st == VNPU_STATUS_OK && *p++ == ',');
+    uint32_t n;
+    enum vnpu_status st = vnpu_htp_devices_open(list, true, devs, LLAMA_MAX_DEVICES - 1, &n, NULL);
+    *n_devs = (int) n;
     /* The CPU last, named or not: the fallback for ops no NPU device takes. */
     if (st == VNPU_STATUS_OK && (st = vnpu_cpu_device_new(n_threads, &devs[*n_devs])) == VNPU_STATUS_OK) {
         (*n_devs)++;
@@ -132,9 +61,9 @@ enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode
     memcpy(s, list, strlen(list) + 1);    /* the list as it is, but for a row split of two or more NPU devices */
     if (mode == VNPU_SPLIT_MODE_TENSOR) { /* each NPU device of the list computes a slice of every layer */
         for (const char *p = list; st == VNPU_STATUS_OK && *p; p += *p == ',') {
-            const size_t len = item_len(p);
+            const size_t len = vnpu_htp_list_item_len(p);
             uint32_t index;
-            if (is_group(p, len)) {
+            if (vnpu_htp_group_name(p, len)) {
                 vnpu_log_error("device list '%s': split mode tensor splits the matrices over single HTP<n> devices, "
                                "and '%.*s' is a row-split group: list its members as HTP<n> for a tensor split, or "
                                "use -sm row (or layer) with the group",
@@ -155,11 +84,11 @@ enum vnpu_status llama_devices_split(const char *list, enum vnpu_split_mode mode
         bool cpu = false;
         uint32_t first = 0;
         for (const char *p = list;; p++) {
-            const size_t len = item_len(p);
+            const size_t len = vnpu_htp_list_item_len(p);
             uint32_t index;
             if (len == 3 && memcmp(p, "CPU", 3) == 0) {
                 cpu = true;
-            } else if (is_group(p, len)) {
+            } else if (vnpu_htp_group_name(p, len)) {
                 n_groups++;
             } else if (vnpu_htp_device_parse(p, len, &index)) {
                 first = n_members++ ? first : index;
