@@ -4,7 +4,8 @@
  * Q8: per block of 32 (one f32 vector), max |x| by a rotate tree (every lane ends with it), d = max / 127 and
  * 1 / d = 127 * recip(max) (hvx-f32-vec.h, Newton-Raphson: within a few ulp, so a code can differ from
  * round(x / d) by one only at a rounding tie), q = x / d rounded to nearest (hvx_vec_round_i32_small), the codes
- * packed to bytes by two saturating packs, and each group of 4 codes repeated over a vector by vextract + vsplat.
+ * packed to bytes by two saturating packs, and each group of 4 codes repeated over a vector by vextract + vsplat; d is
+ * stored rounded to FP16 (the codes are of the f32 d), d * sum(q) of that.
  */
 #include "act-quant.h"
 
@@ -35,6 +36,12 @@ static inline HVX_Vector hvx_vec_round_i32_small(HVX_Vector x) {
 #endif
 }
 
+/* Every lane of v (all the same) rounded to FP16 (nearest even) and widened back: the scale as GGML's Q8_0 stores it
+ * (quantize_row_q8_0: the codes from the f32 d, d kept as FP16; the real backend's scale vector is FP16 too). */
+static inline HVX_Vector act_round_f16(HVX_Vector v) {
+    return Q6_V_lo_W(Q6_Wsf_vcvt_Vhf(Q6_Vhf_vcvt_VsfVsf(v, v)));
+}
+
 void act_quant_q8_row(const uint8_t *x, uint32_t n, uint8_t *dst) {
     const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7FFFFFFF);
     const HVX_Vector inv_127 = hvx_vec_splat_f32(1.0f / 127.0f), f127 = hvx_vec_splat_f32(127.0f);
@@ -42,7 +49,7 @@ void act_quant_q8_row(const uint8_t *x, uint32_t n, uint8_t *dst) {
     for (uint32_t b = 0; b < n / ACT_Q8_BLOCK; b++, dst += ACT_Q8_BLOCK_SIZE) {
         const HVX_Vector v = hvx_vmem_ld(x + (size_t) b * HEX_VLEN);
         const HVX_Vector amax = hvx_vec_reduce_max_i32(Q6_V_vand_VV(v, abs_mask)); /* |x| bits order as int32 */
-        const HVX_Vector d = hvx_vec_mul_f32(amax, inv_127);
+        const HVX_Vector d = act_round_f16(hvx_vec_mul_f32(amax, inv_127));
         const HVX_VectorPred live = Q6_Q_vcmp_gt_VwVw(amax, subnormal); /* amax >= FLT_MIN */
         const HVX_Vector id = Q6_V_vmux_QVV(live, hvx_vec_mul_f32(hvx_vec_recip_f32(amax), f127), Q6_V_vzero());
         const HVX_Vector q = hvx_vec_round_i32_small(hvx_vec_mul_f32(v, id));

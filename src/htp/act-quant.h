@@ -3,12 +3,15 @@
  * aligned in VTCM, becomes the form the dot products of its weight path read.
  *
  * Q8 blocks (block-quantized weights). Each 32 elements are one block of ACT_Q8_BLOCK_SIZE bytes, as GGML's
- * quantize_row_q8_0 quantizes them (d = max |x| / 127, q = round(x / d), one scale per 32 elements, like Q8_0):
+ * quantize_row_q8_0 quantizes them (d = max |x| / 127, q = round(x / d), one scale per 32 elements, and d rounded to
+ * FP16 as Q8_0 stores it), so that a dot product with the weights whose CPU kernels take Q8_0 activations (Q4_0,
+ * Q8_0, IQ4_NL, MXFP4) is the one GGML's CPU computes, up to the order of the f32 sums. (Q4_1's take Q8_1, whose
+ * d * sum(q) is FP16 too, and the K-quants' Q8_K, one f32 scale per 256: those products differ slightly.)
  *
  *     bytes    0 .. 1023   8 vectors: vector g holds q[4g .. 4g + 3] in every one of its 32 words, the operand a
  *                          Q6_Vw_vrmpyacc_VwVbVb needs against 32 weight rows whose word r holds row r's
  *                          codes of columns 4g .. 4g + 3
- *     bytes 1024 .. 1151   d, f32, in every lane
+ *     bytes 1024 .. 1151   d rounded to FP16, as f32, in every lane
  *     bytes 1152 .. 1279   d * (q[0] + ... + q[31]), f32, in every lane: the block's term for weights with a min
  *                          or an offset (Q4_1, the K-quants' mins)
  *

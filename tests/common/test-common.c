@@ -135,6 +135,15 @@ const char *test_upstream_bindir(void) {
     return oracle_dir_get(&d);
 }
 
+const char *test_ggml_plugin(void) {
+    const char *plugin = VNPU_GGML_PLUGIN;
+    if (!*plugin) {
+        test_missing("libggml-vnpu.so", "configure with -DVNPU_GGML_SRC=<llama.cpp source> (make test passes the "
+                                        "oracle's, ../shared/oracle/upstream.sh --srcdir)");
+    }
+    return plugin;
+}
+
 const char *test_tools_dir(void) {
     const char *dir = getenv("VNPU_TOOLS_DIR");
 #ifdef VNPU_TOOLS_DIR

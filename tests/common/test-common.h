@@ -43,6 +43,10 @@ const char *test_upstream_srcdir(void);
  */
 const char *test_upstream_bindir(void);
 
+/* Path of libggml-vnpu.so in the build tree (VNPU_GGML_PLUGIN, set by CMake; empty when not configured with
+ * VNPU_GGML_SRC), for GGML_BACKEND_PATH. Not built: fail under CI, else skip. */
+const char *test_ggml_plugin(void);
+
 /* Directory holding vnpu's own tools in the build tree (VNPU_TOOLS_DIR, set by CMake). */
 const char *test_tools_dir(void);
 

@@ -10,10 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef VNPU_GGML_PLUGIN
-#error "VNPU_GGML_PLUGIN must be defined by the build (empty when the plugin is not built)"
-#endif
-
 /* What test-backend-ops printed about HTP0. */
 struct backend_ops_result {
     int tested;      /* HTP0 appeared and was tested, not skipped */
@@ -42,18 +38,8 @@ static struct backend_ops_result parse_output(const char *out) {
     return r;
 }
 
-/* The plugin's path; missing (not configured with VNPU_GGML_SRC): fail under CI, else skip. */
-static const char *plugin_path(void) {
-    const char *plugin = VNPU_GGML_PLUGIN;
-    if (!*plugin) {
-        test_missing("libggml-vnpu.so", "configure with -DVNPU_GGML_SRC=<llama.cpp source> (make test passes the "
-                                        "oracle's, ../shared/oracle/upstream.sh --srcdir)");
-    }
-    return plugin;
-}
-
 static void check_op(const char *op) {
-    const char *plugin = plugin_path();
+    const char *plugin = test_ggml_plugin();
     const char *bin = test_upstream_bindir();
     char *out = NULL, *err = NULL;
     const int rc = test_run(&out, &err, "GGML_BACKEND_PATH='%s' '%s/test-backend-ops' -b HTP0 -o %s", plugin, bin, op);
@@ -97,7 +83,7 @@ OP_CASE(FLASH_ATTN_EXT)
  * none): the same text. */
 static void test_completion_stories260K(void **state) {
     (void) state;
-    const char *plugin = plugin_path();
+    const char *plugin = test_ggml_plugin();
     const char *bin = test_upstream_bindir();
     const char *model = test_model_path("stories260K.gguf");
     char *htp = NULL, *cpu = NULL, *err = NULL;

@@ -2,7 +2,8 @@
  * The MUL_MAT kernels' pieces on the float path of the arch this test is built for (test-hvx-mm-v69: qf32;
  * test-hvx-mm-v79: IEEE sf), each against a scalar reference:
  *   - act-quant.c: Q8 activation blocks (codes within half a step of x / d, every word of a group vector the same
- *     4 codes, d = max |x| / 127, the d * sum vector), f16 and f32 rows with zeroed padding;
+ *     4 codes, d = max |x| / 127 rounded to FP16 as Q8_0 stores it, the d * sum vector), f16 and f32 rows with zeroed
+ * padding;
  *   - matmul_qtype_get's table (matmul-ops.h): every type's flat parts inside a block's unit and apart, its tiles
  *     filling the unit, its descriptors fitting a DMA queue, both layouts of every type in this test's table;
  *   - hvx-mm-quant.h and the format headers, for the twelve tiled types, tiled (src/repack's layout) and flat (the
@@ -82,15 +83,18 @@ static void test_act_quant_q8(void **state) {
         for (int k = 0; k < 32; k++) {
             amax = fmaxf(amax, fabsf(x[32 * b + k]));
         }
-        const float d = act_f32(blk, ACT_Q8_D_OFFSET);
-        assert_true(fabsf(d - amax / 127.0f) <= 1e-6f * amax / 127.0f);
+        /* d as Q8_0 stores it, amax / 127 rounded to FP16 (up to the f32 ulps of the quotient); the codes use the
+         * unrounded one */
+        const float d = act_f32(blk, ACT_Q8_D_OFFSET), d_f32 = amax / 127.0f;
+        assert_true(vnpu_fp16_to_f32(vnpu_f32_to_fp16(d)) == d);
+        assert_true(fabsf(d - d_f32) <= (0x1p-11f + 1e-6f) * d_f32);
         int sum = 0;
         for (int k = 0; k < 32; k++) {
             const int q = act_code(blk, k);
             sum += q;
             assert_true(q >= -127 && q <= 127);
             if (d > 0.0f) {
-                assert_true(fabs((double) q - (double) x[32 * b + k] / d) <= CODE_ERR);
+                assert_true(fabs((double) q - (double) x[32 * b + k] / d_f32) <= CODE_ERR);
             } else {
                 assert_int_equal(q, 0);
             }
