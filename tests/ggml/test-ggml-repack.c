@@ -5,7 +5,8 @@
  * type (get_proc_address "ggml_backend_dev_get_extra_bufts"), not host-readable; a Q4_0 weight of 40 rows takes its
  * tiled size there (64 rows of tiles); written whole, it is tiled in memory and reads back flat byte for byte; so does
  * it after a row is rewritten (vnpu unpacks and tiles again), after a memset of two rows, and after clear(0); an F32
- * tensor in REPACK is stored flat. Only built with the plugin (it needs ggml's headers).
+ * tensor in REPACK is stored flat; GET_ROWS of the tiled weight on HTP0 gives ggml's dequantization of its flat rows.
+ * Only built with the plugin (it needs ggml's headers).
  */
 #include "test-common.h"
 
@@ -29,7 +30,9 @@
     X(ggml_row_size) X(ggml_backend_reg_dev_get) X(ggml_backend_reg_get_proc_address) X(ggml_backend_buft_name) \
     X(ggml_backend_buft_is_host) X(ggml_backend_buft_get_alloc_size) X(ggml_backend_alloc_ctx_tensors_from_buft) \
     X(ggml_backend_buffer_set_usage) X(ggml_backend_buffer_clear) X(ggml_backend_buffer_free) \
-    X(ggml_backend_tensor_set) X(ggml_backend_tensor_get) X(ggml_backend_tensor_memset)
+    X(ggml_backend_tensor_set) X(ggml_backend_tensor_get) X(ggml_backend_tensor_memset) \
+    X(ggml_backend_dev_init) X(ggml_backend_free) X(ggml_backend_alloc_ctx_tensors) X(ggml_backend_graph_compute) \
+    X(ggml_get_rows) X(ggml_new_graph) X(ggml_build_forward_expand) X(ggml_graph_overhead) X(ggml_get_type_traits)
 /* clang-format on */
 
 #define FIELD(name) __typeof__(&name) name;
@@ -38,6 +41,8 @@ static struct { GGML_FUNCS(FIELD) } g;
 
 #define ROWS 40 /* not a multiple of 32: the tiles pad the last column tile */
 #define K    256
+
+static ggml_backend_dev_t htp0;
 
 /* ggml's functions, the plugin's registry and HTP0's extra buffer type (skips or fails when the plugin or the oracle
  * is missing). */
@@ -65,7 +70,7 @@ static ggml_backend_buffer_type_t repack_buft(void) {
     assert_non_null(init);
     ggml_backend_reg_t reg = init();
     assert_non_null(reg);
-    ggml_backend_dev_t dev = g.ggml_backend_reg_dev_get(reg, 0);
+    ggml_backend_dev_t dev = htp0 = g.ggml_backend_reg_dev_get(reg, 0);
     ggml_backend_dev_get_extra_bufts_t extra = (ggml_backend_dev_get_extra_bufts_t) g.ggml_backend_reg_get_proc_address(
         reg, "ggml_backend_dev_get_extra_bufts");
     assert_non_null(extra);
@@ -149,9 +154,61 @@ static void test_repack_reads_back_flat(void **state) {
     g.ggml_free(ctx);
 }
 
+/* GET_ROWS of a tiled weight on HTP0 (the row kernel reads the tiled layout) gives ggml's dequantization of the
+ * flat rows, bit for bit (Q4_0: d * (q - 8), exact in f32). */
+static void test_repack_get_rows(void **state) {
+    (void) state;
+    ggml_backend_buffer_type_t buft = repack_buft();
+    struct ggml_init_params wparams = {.mem_size = g.ggml_tensor_overhead(), .no_alloc = true};
+    struct ggml_context *wctx = g.ggml_init(wparams);
+    struct ggml_tensor *w = g.ggml_new_tensor_2d(wctx, GGML_TYPE_Q4_0, K, ROWS);
+    ggml_backend_buffer_t wbuf = g.ggml_backend_alloc_ctx_tensors_from_buft(wctx, buft);
+    assert_non_null(wbuf);
+    g.ggml_backend_buffer_set_usage(wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    const size_t n = g.ggml_nbytes(w), row = g.ggml_row_size(GGML_TYPE_Q4_0, K);
+    struct test_rng rng;
+    test_rng_seed(&rng, "test_repack_get_rows");
+    uint8_t *flat = malloc(n);
+    assert_non_null(flat);
+    for (size_t i = 0; i < n; i++) {
+        flat[i] = (uint8_t) (test_rng_next(&rng) & (i % 18 == 1 ? 0x3f : 0xff));
+    }
+    g.ggml_backend_tensor_set(w, flat, 0, n);
+
+    enum { N_IDS = 5 };
+    const int32_t ids[N_IDS] = {0, 39, 7, 32, 31}; /* both column tiles, the padded one's last row */
+    struct ggml_init_params params = {.mem_size = 4 * g.ggml_tensor_overhead() + g.ggml_graph_overhead(),
+                                      .no_alloc = true};
+    struct ggml_context *ctx = g.ggml_init(params);
+    struct ggml_tensor *idx = g.ggml_new_tensor_1d(ctx, GGML_TYPE_I32, N_IDS);
+    struct ggml_tensor *rows = g.ggml_get_rows(ctx, w, idx);
+    struct ggml_cgraph *graph = g.ggml_new_graph(ctx);
+    g.ggml_build_forward_expand(graph, rows);
+    ggml_backend_t backend = g.ggml_backend_dev_init(htp0, NULL);
+    assert_non_null(backend);
+    ggml_backend_buffer_t buf = g.ggml_backend_alloc_ctx_tensors(ctx, backend);
+    assert_non_null(buf);
+    g.ggml_backend_tensor_set(idx, ids, 0, sizeof(ids));
+    assert_int_equal(g.ggml_backend_graph_compute(backend, graph), GGML_STATUS_SUCCESS);
+
+    float got[K], want[K];
+    for (int r = 0; r < N_IDS; r++) {
+        g.ggml_backend_tensor_get(rows, got, (size_t) r * sizeof(got), sizeof(got));
+        g.ggml_get_type_traits(GGML_TYPE_Q4_0)->to_float(flat + (size_t) ids[r] * row, want, K);
+        assert_memory_equal(got, want, sizeof(got));
+    }
+    free(flat);
+    g.ggml_backend_buffer_free(buf);
+    g.ggml_backend_free(backend);
+    g.ggml_free(ctx);
+    g.ggml_backend_buffer_free(wbuf);
+    g.ggml_free(wctx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_repack_reads_back_flat),
+        cmocka_unit_test(test_repack_get_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
