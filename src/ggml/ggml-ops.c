@@ -212,6 +212,10 @@ static bool translate_op_params(struct ggml_vnpu_translation *tr, const struct g
     return true; /* every other op: no op_params, or graph.c's copy of ggml.c's layout */
 }
 
+struct vnpu_tensor *ggml_vnpu_translate_tensor(struct ggml_vnpu_translation *tr, const struct ggml_tensor *t) {
+    return translate_data(tr, t);
+}
+
 struct vnpu_tensor *ggml_vnpu_translate_node(struct ggml_vnpu_translation *tr, const struct ggml_tensor *node) {
     const struct op_row *row = (unsigned) node->op < GGML_OP_COUNT ? &op_map[node->op] : NULL;
     if (!row || !row->known) {

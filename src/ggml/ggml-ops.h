@@ -45,4 +45,9 @@ void ggml_vnpu_translation_free(struct ggml_vnpu_translation *tr);
  * (a graph's nodes come in order, each after its operands). */
 struct vnpu_tensor *ggml_vnpu_translate_node(struct ggml_vnpu_translation *tr, const struct ggml_tensor *node);
 
+/* The translation of t as data (no op; its view source too), as an operand is translated: what a buffer's
+ * set_tensor, get_tensor or get_alloc_size hands to vnpu's. NULL, with tr->why, for a type vnpu does not know or a
+ * full translation. */
+struct vnpu_tensor *ggml_vnpu_translate_tensor(struct ggml_vnpu_translation *tr, const struct ggml_tensor *t);
+
 #endif /* VNPU_GGML_OPS_H */

@@ -8,8 +8,13 @@
  * or those VNPU_DEVICES lists in vnpu-cli's --device grammar ("HTP0[0-1]": a row-split group is one device), each
  * opened once, when the plugin's ggml_backend_init runs, and held until the plugin is unloaded (then
  * VNPU_PROFILE prints its summary and VNPU_TRACE's file is complete). A device is a GPU for ggml: llama.cpp offloads
- * layers to it (-ngl), and reports its address window as its memory. Its one buffer type, "HTP<n>", is vnpu's
- * device buffer: shared DDR that a session maps, host-readable, so ggml reads and writes tensors in place.
+ * layers to it (-ngl), and reports its address window as its memory. Its buffer type, "HTP<n>", is vnpu's device
+ * buffer: shared DDR that a session maps, host-readable, so ggml reads and writes tensors in place. Its extra buffer
+ * type (ggml_backend_dev_get_extra_bufts, which llama.cpp tries after the device's own for each weight) is vnpu's
+ * "HTP<n>-REPACK": shared DDR too, but not host-readable for ggml, since it tiles the weights vnpu's matmul kernels
+ * read tiled (set_tensor tiles, get_tensor reads back flat). supports_op refuses a MUL_MAT or MUL_MAT_ID whose
+ * weight llama.cpp is placing in HTP<n> when REPACK would tile it, so llama.cpp puts those weights in REPACK. Under
+ * VNPU_HOSTBUF=1 there is no extra buffer type and weights stay flat in HTP<n>, as under vnpu-cli.
  *
  * supports_op and graph_compute translate GGML tensors into vnpu's (ggml-ops.h: the same data pointers, no
  * copies) and ask vnpu's device: its supports_op, and vnpu_sched_graph_compute with the device alone, the request
@@ -28,14 +33,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One GGML device: HTP<index> and its buffer type. */
+/* One GGML device: HTP<index> and its buffer types (each one's context is the vnpu buffer type behind it). */
 struct vnpu_ggml_device {
     uint32_t index;   /* the n of HTP<n>, a group's first member */
     const char *name; /* vnpu's, "HTP<n>" or a group's "HTP<a>[<members>]" */
     char description[96];
     struct vnpu_device *dev; /* vnpu's device, held while the plugin is loaded */
     struct ggml_backend_device gdev;
-    struct ggml_backend_buffer_type buft;
+    struct ggml_backend_buffer_type buft;        /* HTP<n> */
+    struct ggml_backend_buffer_type repack_buft; /* HTP<n>-REPACK, when extra_bufts[0] is it */
+    ggml_backend_buffer_type_t extra_bufts[2];   /* NULL-terminated: REPACK, or nothing under VNPU_HOSTBUF=1 */
 };
 
 static struct vnpu_ggml_device devices[VNPU_HTP_MAX_DEVICES];
@@ -46,7 +53,7 @@ static struct vnpu_ggml_device *device_of(ggml_backend_dev_t gdev) {
     return gdev->context;
 }
 
-/* ---- the buffer type: vnpu's device buffer ---- */
+/* ---- the buffer types: vnpu's device buffer, and REPACK ---- */
 
 static struct vnpu_buffer *buffer_ctx(ggml_backend_buffer_t buffer) {
     return buffer->context;
@@ -103,9 +110,88 @@ static const struct ggml_backend_buffer_i buffer_iface = {
     .clear = buffer_clear,
 };
 
-/* The vnpu buffer type behind buft. */
+/* ggml-ops.h's buffer_of: the vnpu buffer of a GGML buffer the plugin allocated, else NULL (another backend's, or
+ * the empty placeholder ggml makes for a buffer of 0 bytes, which llama.cpp hangs on weights to ask supports_op).
+ * When ggml marks the buffer as weights, vnpu's is marked so (an NPU maps weights while a request uses them). */
+static struct vnpu_buffer *vnpu_buffer_of(const struct ggml_backend_buffer *buffer) {
+    if (buffer->iface.free_buffer != buffer_free) {
+        return NULL;
+    }
+    struct vnpu_buffer *vb = buffer->context;
+    vb->usage = buffer->usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS ? VNPU_BUFFER_USAGE_WEIGHTS : VNPU_BUFFER_USAGE_ANY;
+    return vb;
+}
+
+/* A REPACK buffer's tensors cross into vnpu's buffer interface translated (ggml-ops.h: the same data pointer, layout
+ * and view source), which tiles, untiles or copies flat. A translation holds the tensor and its view source. */
+#define TENSORS_PER_ACCESS 2
+
+/* set_tensor and get_tensor have no error return: what vnpu refuses (it logged why) ends the program, as ggml's own
+ * buffers do on a failed access. */
+static void repack_access(const struct ggml_tensor *tensor, const char *what, void *data, size_t offset, size_t size,
+                          bool write) {
+    struct ggml_vnpu_translation tr;
+    if (ggml_vnpu_translation_init(&tr, TENSORS_PER_ACCESS, vnpu_buffer_of) != VNPU_STATUS_OK) {
+        GGML_ABORT("ggml-vnpu: %s of '%s': out of memory for its translation", what, tensor->name);
+    }
+    struct vnpu_tensor *v = ggml_vnpu_translate_tensor(&tr, tensor);
+    if (!v) {
+        GGML_ABORT("ggml-vnpu: %s of '%s': %s", what, tensor->name, tr.why);
+    }
+    const enum vnpu_status st = write ? vnpu_tensor_set(v, data, offset, size) : vnpu_tensor_get(v, data, offset, size);
+    if (st != VNPU_STATUS_OK) {
+        GGML_ABORT("ggml-vnpu: %s of '%s' (%zu bytes at %zu) failed with vnpu status %d (logged why)", what,
+                   tensor->name, size, offset, (int) st);
+    }
+    ggml_vnpu_translation_free(&tr);
+}
+
+/* GGML's flat bytes in: a weight REPACK tiles is tiled (the whole weight at once; a part of it is written into its
+ * unpacked bytes, which are tiled again), any other tensor copied as it is. */
+static void repack_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor *tensor, const void *data, size_t offset,
+                              size_t size) {
+    (void) buffer;
+    repack_access(tensor, "set_tensor", (void *) data, offset, size, true);
+}
+
+/* GGML's flat bytes out: a tiled weight untiled (byte for byte what set_tensor got for the lossless types; the
+ * K-quants as src/repack/repack.h says). */
+static void repack_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor *tensor, void *data, size_t offset,
+                              size_t size) {
+    (void) buffer;
+    repack_access(tensor, "get_tensor", data, offset, size, false);
+}
+
+/* The flat bytes [offset, offset + size) of tensor set to value, through set_tensor. Errors: as set_tensor's. */
+static void repack_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor *tensor, uint8_t value, size_t offset,
+                                 size_t size) {
+    uint8_t *bytes = malloc(size);
+    if (!bytes) {
+        GGML_ABORT("ggml-vnpu: memset_tensor of '%s': cannot allocate %zu bytes", tensor->name, size);
+    }
+    memset(bytes, value, size);
+    repack_set_tensor(buffer, tensor, bytes, offset, size);
+    free(bytes);
+}
+
+/* Not host-readable: no cpy_tensor, since ggml's tensor copy reads a host source into set_tensor and writes a host
+ * destination from get_tensor itself. clear sets the buffer's bytes, tiled or not: a tiled weight of zero bytes is
+ * zeros flat too (its codes and scales are moved, not computed), which is the clear llama.cpp does. */
+static const struct ggml_backend_buffer_i repack_buffer_iface = {
+    .free_buffer = buffer_free,
+    .get_base = buffer_get_base,
+    .memset_tensor = repack_memset_tensor,
+    .set_tensor = repack_set_tensor,
+    .get_tensor = repack_get_tensor,
+    .clear = buffer_clear,
+};
+
 static struct vnpu_buffer_type *buft_vnpu(ggml_backend_buffer_type_t buft) {
-    return vnpu_device_buffer_type(device_of(buft->device)->dev);
+    return buft->context;
+}
+
+static bool buft_is_repack(ggml_backend_buffer_type_t buft) {
+    return buft == &device_of(buft->device)->repack_buft;
 }
 
 static const char *buft_get_name(ggml_backend_buffer_type_t buft) {
@@ -118,7 +204,7 @@ static ggml_backend_buffer_t buft_alloc_buffer(ggml_backend_buffer_type_t buft, 
     if (vnpu_buffer_type_alloc(buft_vnpu(buft), size, &vb) != VNPU_STATUS_OK) {
         return NULL;
     }
-    return ggml_backend_buffer_init(buft, buffer_iface, vb, size);
+    return ggml_backend_buffer_init(buft, buft_is_repack(buft) ? repack_buffer_iface : buffer_iface, vb, size);
 }
 
 static size_t buft_get_alignment(ggml_backend_buffer_type_t buft) {
@@ -129,9 +215,24 @@ static size_t buft_get_max_size(ggml_backend_buffer_type_t buft) {
     return vnpu_buffer_type_max_size(buft_vnpu(buft));
 }
 
+/* HTP<n> is GGML's layout in host memory; REPACK is not (tiled weights). */
 static bool buft_is_host(ggml_backend_buffer_type_t buft) {
-    (void) buft;
-    return true;
+    return !buft_is_repack(buft);
+}
+
+/* REPACK's: the tiled size of a weight it tiles (repack_nbytes), else GGML's. */
+static size_t buft_get_alloc_size(ggml_backend_buffer_type_t buft, const struct ggml_tensor *tensor) {
+    struct ggml_vnpu_translation tr;
+    if (ggml_vnpu_translation_init(&tr, TENSORS_PER_ACCESS, vnpu_buffer_of) != VNPU_STATUS_OK) {
+        GGML_ABORT("ggml-vnpu: get_alloc_size of '%s': out of memory for its translation", tensor->name);
+    }
+    const struct vnpu_tensor *v = ggml_vnpu_translate_tensor(&tr, tensor);
+    if (!v) {
+        GGML_ABORT("ggml-vnpu: get_alloc_size of '%s': %s", tensor->name, tr.why);
+    }
+    const size_t size = vnpu_buffer_type_alloc_size(buft_vnpu(buft), v);
+    ggml_vnpu_translation_free(&tr);
+    return size;
 }
 
 static const struct ggml_backend_buffer_type_i buft_iface = {
@@ -142,17 +243,14 @@ static const struct ggml_backend_buffer_type_i buft_iface = {
     .is_host = buft_is_host,
 };
 
-/* ggml-ops.h's buffer_of: the vnpu buffer of a GGML buffer the plugin allocated, else NULL (another backend's, or
- * the empty placeholder ggml makes for a buffer of 0 bytes, which llama.cpp hangs on weights to ask supports_op).
- * When ggml marks the buffer as weights, vnpu's is marked so (an NPU maps weights while a request uses them). */
-static struct vnpu_buffer *vnpu_buffer_of(const struct ggml_backend_buffer *buffer) {
-    if (buffer->iface.free_buffer != buffer_free) {
-        return NULL;
-    }
-    struct vnpu_buffer *vb = buffer->context;
-    vb->usage = buffer->usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS ? VNPU_BUFFER_USAGE_WEIGHTS : VNPU_BUFFER_USAGE_ANY;
-    return vb;
-}
+static const struct ggml_backend_buffer_type_i repack_buft_iface = {
+    .get_name = buft_get_name,
+    .alloc_buffer = buft_alloc_buffer,
+    .get_alignment = buft_get_alignment,
+    .get_max_size = buft_get_max_size,
+    .get_alloc_size = buft_get_alloc_size,
+    .is_host = buft_is_host,
+};
 
 /* ---- the backend (stream) ---- */
 
@@ -252,8 +350,26 @@ static ggml_backend_buffer_type_t dev_get_buffer_type(ggml_backend_dev_t gdev) {
     return &device_of(gdev)->buft;
 }
 
+/* Whether op is a MUL_MAT or MUL_MAT_ID whose weight (src0, translated as w) is being placed in d's HTP<n> while
+ * REPACK would tile it: src0 in an HTP<n> buffer of usage WEIGHTS (a model's weights) or in the 0-byte buffer
+ * llama.cpp hangs on a weight to ask whether that buffer type serves it (llama-model-loader.cpp,
+ * weight_buft_supported). Said at VNPU_LOG=3. A weight in an HTP<n> buffer of usage ANY (test-backend-ops puts every
+ * tensor in the device's buffer) is not being placed: vnpu reads it flat. */
+static bool weight_belongs_in_repack(const struct vnpu_ggml_device *d, const struct ggml_tensor *op,
+                                     const struct vnpu_tensor *w) {
+    const struct ggml_backend_buffer *b = op->src[0] ? op->src[0]->buffer : NULL;
+    if (!d->extra_bufts[0] || (op->op != GGML_OP_MUL_MAT && op->op != GGML_OP_MUL_MAT_ID) || !b ||
+        b->buft != &d->buft || (b->usage != GGML_BACKEND_BUFFER_USAGE_WEIGHTS && b->size != 0) ||
+        !vnpu_htp_repack_tiles(w)) {
+        return false;
+    }
+    vnpu_log_debug("%s: %s '%s' not supported with weight '%s' in %s: it belongs in %s (tiled)", d->name,
+                   ggml_op_desc(op), op->name, w->name, d->name, ggml_backend_buft_name(d->extra_bufts[0]));
+    return true;
+}
+
 /* vnpu's answer for op, translated with its operands into a scratch translation; false for what vnpu does not know
- * (said at VNPU_LOG=3). */
+ * and for a weight llama.cpp places in HTP<n> that belongs in REPACK (said at VNPU_LOG=3). */
 static bool dev_supports_op(ggml_backend_dev_t gdev, const struct ggml_tensor *op) {
     struct vnpu_ggml_device *d = device_of(gdev);
     struct ggml_vnpu_translation tr;
@@ -264,14 +380,21 @@ static bool dev_supports_op(ggml_backend_dev_t gdev, const struct ggml_tensor *o
     if (!v) {
         vnpu_log_debug("%s: %s '%s' not supported: %s", d->name, ggml_op_desc(op), op->name, tr.why);
     }
-    const bool ok = v && vnpu_device_supports_op(d->dev, v);
+    const bool ok = v && !weight_belongs_in_repack(d, op, v->src[0]) && vnpu_device_supports_op(d->dev, v);
     ggml_vnpu_translation_free(&tr);
     return ok;
 }
 
-/* The device's own buffers only: the NPU maps shared DDR, and anything else crosses into it by ggml's copies. */
+/* The device's own buffer types only: the NPU maps shared DDR, and anything else crosses into it by ggml's copies. */
 static bool dev_supports_buft(ggml_backend_dev_t gdev, ggml_backend_buffer_type_t buft) {
-    return buft == &device_of(gdev)->buft;
+    const struct vnpu_ggml_device *d = device_of(gdev);
+    return buft == &d->buft || (d->extra_bufts[0] && buft == d->extra_bufts[0]);
+}
+
+/* ggml_backend_dev_get_extra_bufts (a ggml_backend_dev_get_extra_bufts_t, found through get_proc_address): the
+ * NULL-terminated buffer types gdev offers besides its own, which llama.cpp tries in order for each weight. */
+static ggml_backend_buffer_type_t *dev_get_extra_bufts(ggml_backend_dev_t gdev) {
+    return device_of(gdev)->extra_bufts;
 }
 
 static const struct ggml_backend_device_i dev_iface = {
@@ -303,13 +426,21 @@ static ggml_backend_dev_t reg_get_device(ggml_backend_reg_t r, size_t index) {
     return index < n_devices ? &devices[index].gdev : NULL;
 }
 
+/* The registry's optional functions by name: ggml_backend_dev_get_extra_bufts only. */
+static void *reg_get_proc_address(ggml_backend_reg_t r, const char *name) {
+    (void) r;
+    return strcmp(name, "ggml_backend_dev_get_extra_bufts") == 0 ? (void *) dev_get_extra_bufts : NULL;
+}
+
 static const struct ggml_backend_reg_i reg_iface = {
     .get_name = reg_get_name,
     .get_device_count = reg_get_device_count,
     .get_device = reg_get_device,
+    .get_proc_address = reg_get_proc_address,
 };
 
-/* Give the registry the device dev (opened): its name, its first member's window, its buffer type. */
+/* Give the registry the device dev (opened): its name, its first member's window, its buffer types (a group's are
+ * its first member's). */
 static void reg_add(struct vnpu_device *dev) {
     struct vnpu_ggml_device *d = &devices[n_devices++];
     uint32_t members[VNPU_HTP_MAX_DEVICES];
@@ -319,7 +450,11 @@ static void reg_add(struct vnpu_device *dev) {
     d->name = vnpu_device_name(dev);
     snprintf(d->description, sizeof(d->description), "vnpu virtual Hexagon NPU (%s)", d->name);
     d->gdev = (struct ggml_backend_device){.iface = dev_iface, .reg = &reg, .context = d};
-    d->buft = (struct ggml_backend_buffer_type){.iface = buft_iface, .device = &d->gdev, .context = d};
+    struct vnpu_buffer_type *plain = vnpu_device_buffer_type(dev), *weights = vnpu_htp_weight_buffer_type(d->index);
+    d->buft = (struct ggml_backend_buffer_type){.iface = buft_iface, .device = &d->gdev, .context = plain};
+    d->repack_buft =
+        (struct ggml_backend_buffer_type){.iface = repack_buft_iface, .device = &d->gdev, .context = weights};
+    d->extra_bufts[0] = weights && weights != plain ? &d->repack_buft : NULL;
 }
 
 /* The devices of VNPU_DEVICES, in vnpu-cli's --device grammar without the CPU (llama.cpp has its own): HTP<n> and

@@ -151,6 +151,10 @@ static size_t htp_repack_alloc_size(struct vnpu_buffer_type *bt, const struct vn
     return htp_repack_tiles(t) ? repack_nbytes(t->type, t->ne) : vnpu_nbytes(t);
 }
 
+bool vnpu_htp_repack_tiles(const struct vnpu_tensor *t) {
+    return htp_repack_tiles(t);
+}
+
 bool htp_buffer_tensor_tiled(const struct vnpu_tensor *t) {
     return t->buffer && t->buffer->iface == &htp_repack_buffer_iface && htp_repack_tiles(t);
 }

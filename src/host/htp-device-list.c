@@ -29,8 +29,8 @@ static enum vnpu_status device_open(const char *name, size_t len, bool allow_cpu
     if (vnpu_htp_group_name(name, len)) {
         return vnpu_htp_group_get(name, len, dev);
     }
-    vnpu_log_error("unknown device '%.*s' (available: %sHTP0..HTP<VNPU_NDEV - 1>, groups HTP<a>[<members>])",
-                   (int) len, name, allow_cpu ? "CPU, " : "");
+    vnpu_log_error("unknown device '%.*s' (available: %sHTP0..HTP<VNPU_NDEV - 1>, groups HTP<a>[<members>])", (int) len,
+                   name, allow_cpu ? "CPU, " : "");
     return VNPU_STATUS_BAD_ARG;
 }
 

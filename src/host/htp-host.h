@@ -75,6 +75,11 @@ enum vnpu_status vnpu_htp_device_window(uint32_t index, size_t *size);
  * past VNPU_NDEV or a bad environment. */
 struct vnpu_buffer_type *vnpu_htp_weight_buffer_type(uint32_t index);
 
+/* Whether an HTP<n>-REPACK buffer stores t tiled: a tensor (not a view) of a type with tiled NPU kernels and a shape
+ * src/repack takes (htp_matmul_tiled_weight); every other tensor it stores flat. Static: type and shape only. A GGML
+ * front end places the weights it says true for in REPACK. */
+bool vnpu_htp_repack_tiles(const struct vnpu_tensor *t);
+
 /* Trace every request of dev from now on into path, a Perfetto-loadable file (Chrome trace-event JSON):
  * one process per device, a track per NPU worker with op, HVX_COMP and DMA spans, a host track with the
  * requests. One file per process, shared by its devices, complete once the last of them is freed; docs/HTP.md

@@ -119,6 +119,14 @@ const char *test_oracle_bin(void) {
     return oracle_dir_get(&d);
 }
 
+const char *test_oracle_libdir(void) {
+    static struct oracle_dir d = {.cmd = "setup.sh --libdir",
+                                  .probe = "libggml-base.so",
+                                  .what = "the llama.cpp oracle's libraries",
+                                  .how = "../shared/oracle/setup.sh must run (needs npm and the npm registry)"};
+    return oracle_dir_get(&d);
+}
+
 const char *test_upstream_srcdir(void) {
     static struct oracle_dir d = {.cmd = "upstream.sh --srcdir",
                                   .probe = "ggml/src/gguf.cpp",

@@ -34,6 +34,10 @@ const char *test_model_path(const char *rel);
  * under CI, else skip. */
 const char *test_oracle_bin(void);
 
+/* Directory holding the oracle's llama.cpp libraries (libggml-base.so, ...), which its tools and llama.cpp's programs
+ * load (setup.sh --libdir). Unavailable: fail under CI, else skip. */
+const char *test_oracle_libdir(void);
+
 /* llama.cpp's source of the oracle's release (models/ggml-vocab-*.gguf, ggml/src/gguf.cpp, ...), cloned on first use
  * by ../shared/oracle/upstream.sh into ORACLE_HOME. Unavailable: fail under CI, else skip. */
 const char *test_upstream_srcdir(void);

@@ -2,7 +2,8 @@
  * libggml-vnpu.so under llama.cpp's own op tests: test-backend-ops of the oracle's release (upstream.sh) loads the
  * plugin (GGML_BACKEND_PATH) and compares every case HTP0 supports against ggml's CPU backend, one op at a time.
  * Each op must run on HTP0 (the backend appears and is tested, not skipped), run at least one case, and pass every
- * case it runs. Then llama-completion generates on HTP0 the text its CPU backend generates.
+ * case it runs. Then llama-completion generates on HTP0 the text its CPU backend generates, of stories260K in F32
+ * and in Q4_0, whose weights llama.cpp places in HTP0-REPACK.
  */
 #include "test-common.h"
 
@@ -79,30 +80,79 @@ OP_CASE(GELU)
 OP_CASE(SWIGLU)
 OP_CASE(FLASH_ATTN_EXT)
 
-/* Greedy generation of stories260K with every layer on HTP0 (-ngl 99) and on llama.cpp's CPU backend alone (-dev
- * none): the same text. */
-static void test_completion_stories260K(void **state) {
-    (void) state;
+/* llama-completion's text (its stdout) for the prompt, greedy, 64 tokens: env (assignments, or "") before the command,
+ * dev its device options; llama.cpp's log (stderr) into *log when log is not NULL. Fails the test when it fails. */
+static char *completion(const char *env, const char *model, const char *dev, char **log) {
     const char *plugin = test_ggml_plugin();
     const char *bin = test_upstream_bindir();
+    char *out = NULL, *err = NULL;
+    const int rc = test_run(&out, &err,
+                            "%s GGML_BACKEND_PATH='%s' '%s/llama-completion' -m '%s' %s --temp 0 -no-cnv -p 'Once upon "
+                            "a time' -n 64",
+                            env, plugin, bin, model, dev);
+    if (rc != 0 || !out) {
+        fail_msg("%s llama-completion %s exited %d:\n%s", env, dev, rc, err ? err : "");
+    }
+    assert_true(strlen(out) > strlen("Once upon a time") + 16); /* it generated */
+    if (log) {
+        *log = err;
+    } else {
+        free(err);
+    }
+    return out;
+}
+
+/* Greedy generation of stories260K with every layer on HTP0 (-ngl 99), on the row-split group of HTP0 and HTP1 that
+ * VNPU_DEVICES makes one GGML device (llama.cpp refuses a -dev its registry lacks), and on llama.cpp's CPU backend
+ * alone (-dev none): the same text. */
+static void test_completion_stories260K(void **state) {
+    (void) state;
     const char *model = test_model_path("stories260K.gguf");
-    char *htp = NULL, *cpu = NULL, *err = NULL;
-    const char *args = "--temp 0 -no-cnv -p 'Once upon a time' -n 64";
-    int rc = test_run(&htp, &err, "GGML_BACKEND_PATH='%s' '%s/llama-completion' -m '%s' -dev HTP0 -ngl 99 %s", plugin,
-                      bin, model, args);
-    if (rc != 0) {
-        fail_msg("llama-completion -dev HTP0 exited %d:\n%s", rc, err ? err : "");
-    }
-    free(err);
-    rc = test_run(&cpu, &err, "'%s/llama-completion' -m '%s' -dev none %s", bin, model, args);
-    if (rc != 0) {
-        fail_msg("llama-completion -dev none exited %d:\n%s", rc, err ? err : "");
-    }
-    assert_true(strlen(cpu) > strlen("Once upon a time") + 16); /* it generated */
+    char *htp = completion("", model, "-dev HTP0 -ngl 99", NULL);
+    char *cpu = completion("", model, "-dev none", NULL);
+    assert_string_equal(htp, cpu);
+    free(htp);
+    htp = completion("VNPU_NDEV=2 VNPU_DEVICES='HTP0[0-1]'", model, "-dev 'HTP0[0-1]' -ngl 99", NULL);
     assert_string_equal(htp, cpu);
     free(htp);
     free(cpu);
-    free(err);
+}
+
+/* MiB of the buffer type's model buffer in llama.cpp's log (its last "<name> model buffer size = X MiB" line: the
+ * first load may be llama.cpp's fit pass, of 0 bytes); -1 when the log has none. */
+static double model_buffer_mib(const char *log, const char *name) {
+    char key[64];
+    snprintf(key, sizeof(key), " %s model buffer size = ", name);
+    double mib = -1.0;
+    for (const char *p = strstr(log, key); p; p = strstr(p + 1, key)) {
+        mib = strtod(p + strlen(key), NULL);
+    }
+    return mib;
+}
+
+/* The Q4_0 stories260K (Q4_0 and Q8_0 weights, which vnpu tiles; ffn_down F16) on HTP0: llama.cpp places the tiled
+ * weights in HTP0-REPACK (its log says so) and generates the CPU backend's text; under VNPU_HOSTBUF=1 there is no
+ * REPACK and every weight is in HTP0, flat, with the same text. */
+static void test_completion_repack(void **state) {
+    (void) state;
+    const char *model = test_model_path("derived/stories260K-Q4_0.gguf");
+    char *cpu = completion("", model, "-dev none", NULL);
+    char *log = NULL;
+    char *htp = completion("", model, "-dev HTP0 -ngl 99 -lv 4", &log);
+    const double repack = model_buffer_mib(log, "HTP0-REPACK");
+    if (repack <= 0.0) {
+        fail_msg("llama.cpp placed no weights in HTP0-REPACK (%.2f MiB):\n%s", repack, log);
+    }
+    assert_string_equal(htp, cpu);
+    free(htp);
+    free(log);
+    char *flat = completion("VNPU_HOSTBUF=1", model, "-dev HTP0 -ngl 99 -lv 4", &log);
+    assert_true(model_buffer_mib(log, "HTP0-REPACK") < 0.0);
+    assert_true(model_buffer_mib(log, "HTP0") > repack);
+    assert_string_equal(flat, cpu);
+    free(flat);
+    free(log);
+    free(cpu);
 }
 
 int main(void) {
@@ -126,6 +176,7 @@ int main(void) {
         cmocka_unit_test(test_SWIGLU),
         cmocka_unit_test(test_FLASH_ATTN_EXT),
         cmocka_unit_test(test_completion_stories260K),
+        cmocka_unit_test(test_completion_repack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
