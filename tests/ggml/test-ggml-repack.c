@@ -19,10 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef VNPU_GGML_PLUGIN
-#error "VNPU_GGML_PLUGIN must be defined by the build"
-#endif
-
 /* ggml's functions the test calls, from libggml-base. */
 /* clang-format off */
 #define GGML_FUNCS(X) \
@@ -47,9 +43,7 @@ static ggml_backend_dev_t htp0;
 /* ggml's functions, the plugin's registry and HTP0's extra buffer type (skips or fails when the plugin or the oracle
  * is missing). */
 static ggml_backend_buffer_type_t repack_buft(void) {
-    if (!*VNPU_GGML_PLUGIN) {
-        test_missing("libggml-vnpu.so", "configure with -DVNPU_GGML_SRC=<llama.cpp source>");
-    }
+    const char *plugin_path = test_ggml_plugin();
     char path[4200];
     snprintf(path, sizeof(path), "%s/libggml-base.so", test_oracle_libdir());
     void *base = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
@@ -62,9 +56,9 @@ static ggml_backend_buffer_type_t repack_buft(void) {
     }
     GGML_FUNCS(LOAD)
 #undef LOAD
-    void *plugin = dlopen(VNPU_GGML_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    void *plugin = dlopen(plugin_path, RTLD_NOW | RTLD_LOCAL);
     if (!plugin) {
-        fail_msg("dlopen %s: %s", VNPU_GGML_PLUGIN, dlerror());
+        fail_msg("dlopen %s: %s", plugin_path, dlerror());
     }
     ggml_backend_reg_t (*init)(void) = (ggml_backend_reg_t(*)(void)) dlsym(plugin, "ggml_backend_init");
     assert_non_null(init);
