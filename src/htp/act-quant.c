@@ -42,14 +42,15 @@ static inline HVX_Vector act_round_f16(HVX_Vector v) {
     return Q6_V_lo_W(Q6_Wsf_vcvt_Vhf(Q6_Vhf_vcvt_VsfVsf(v, v)));
 }
 
-void act_quant_q8_row(const uint8_t *x, uint32_t n, uint8_t *dst) {
+void act_quant_q8_row(const uint8_t *x, uint32_t n, bool f16_scale, uint8_t *dst) {
     const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7FFFFFFF);
     const HVX_Vector inv_127 = hvx_vec_splat_f32(1.0f / 127.0f), f127 = hvx_vec_splat_f32(127.0f);
     const HVX_Vector subnormal = Q6_V_vsplat_R(0x007FFFFF); /* the largest subnormal's bits */
     for (uint32_t b = 0; b < n / ACT_Q8_BLOCK; b++, dst += ACT_Q8_BLOCK_SIZE) {
         const HVX_Vector v = hvx_vmem_ld(x + (size_t) b * HEX_VLEN);
         const HVX_Vector amax = hvx_vec_reduce_max_i32(Q6_V_vand_VV(v, abs_mask)); /* |x| bits order as int32 */
-        const HVX_Vector d = act_round_f16(hvx_vec_mul_f32(amax, inv_127));
+        const HVX_Vector d_f32 = hvx_vec_mul_f32(amax, inv_127);
+        const HVX_Vector d = f16_scale ? act_round_f16(d_f32) : d_f32;
         const HVX_VectorPred live = Q6_Q_vcmp_gt_VwVw(amax, subnormal); /* amax >= FLT_MIN */
         const HVX_Vector id = Q6_V_vmux_QVV(live, hvx_vec_mul_f32(hvx_vec_recip_f32(amax), f127), Q6_V_vzero());
         const HVX_Vector q = hvx_vec_round_i32_small(hvx_vec_mul_f32(v, id));

@@ -3,15 +3,16 @@
  * aligned in VTCM, becomes the form the dot products of its weight path read.
  *
  * Q8 blocks (block-quantized weights). Each 32 elements are one block of ACT_Q8_BLOCK_SIZE bytes, as GGML's
- * quantize_row_q8_0 quantizes them (d = max |x| / 127, q = round(x / d), one scale per 32 elements, and d rounded to
- * FP16 as Q8_0 stores it), so that a dot product with the weights whose CPU kernels take Q8_0 activations (Q4_0,
- * Q8_0, IQ4_NL, MXFP4) is the one GGML's CPU computes, up to the order of the f32 sums. (Q4_1's take Q8_1, whose
- * d * sum(q) is FP16 too, and the K-quants' Q8_K, one f32 scale per 256: those products differ slightly.)
+ * quantize_row_q8_0 quantizes them (d = max |x| / 127, q = round(x / d), one scale per 32 elements). For the weights
+ * whose CPU kernels take Q8_0 or Q8_1 activations (GGML's vec_dot_type: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4,
+ * Q1_0, Q2_0) d is rounded to FP16 as those store it, so that a dot product with Q4_0, Q8_0, IQ4_NL or MXFP4 is the
+ * one GGML's CPU computes, up to the order of the f32 sums (Q8_1 keeps d * sum(q) in FP16 too: Q4_1's differ
+ * slightly). The K-quants' CPU kernels take Q8_K, whose d is f32 (one per 256): for them d stays f32.
  *
  *     bytes    0 .. 1023   8 vectors: vector g holds q[4g .. 4g + 3] in every one of its 32 words, the operand a
  *                          Q6_Vw_vrmpyacc_VwVbVb needs against 32 weight rows whose word r holds row r's
  *                          codes of columns 4g .. 4g + 3
- *     bytes 1024 .. 1151   d rounded to FP16, as f32, in every lane
+ *     bytes 1024 .. 1151   d (rounded to FP16 with f16_scale), as f32, in every lane
  *     bytes 1152 .. 1279   d * (q[0] + ... + q[31]), f32, in every lane: the block's term for weights with a min
  *                          or an offset (Q4_1, the K-quants' mins)
  *
@@ -27,6 +28,7 @@
 #ifndef VNPU_ACT_QUANT_H
 #define VNPU_ACT_QUANT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define ACT_Q8_BLOCK        32   /* activations per Q8 block */
@@ -46,9 +48,10 @@ static inline uint32_t act_f32_row_size(uint32_t n) {
     return (n * 4 + 127) & ~127u;
 }
 
-/* x: n f32 (n a multiple of 32) at a 128-byte aligned VTCM address; dst: n / 32 Q8 blocks. Finite inputs; a block
- * of zeros (or whose max |x| is below FLT_MIN) gets d = 0 and zero codes. */
-void act_quant_q8_row(const uint8_t *x, uint32_t n, uint8_t *dst);
+/* x: n f32 (n a multiple of 32) at a 128-byte aligned VTCM address; dst: n / 32 Q8 blocks, d rounded to FP16 when
+ * f16_scale (the weight type's GGML activations are Q8_0 or Q8_1: matmul_act_f16_scale). Finite inputs; a block of
+ * zeros (or whose max |x| is below FLT_MIN) gets d = 0 and zero codes. */
+void act_quant_q8_row(const uint8_t *x, uint32_t n, bool f16_scale, uint8_t *dst);
 
 /* x: n f32; dst: act_f16_row_size(n) bytes, each element rounded to f16 (nearest even), padding zeroed. */
 void act_cvt_f16_row(const uint8_t *x, uint32_t n, uint8_t *dst);

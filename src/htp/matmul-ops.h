@@ -246,6 +246,20 @@ static inline bool matmul_qtype_get(uint32_t type, struct matmul_qtype *q) {
     return false;
 }
 
+/* Whether GGML's CPU quantizes the activations of a product with type to an FP16 scale (its vec_dot_type is Q8_0 or
+ * Q8_1: the types of blocks of 32 and their Q1_0, Q2_0 kin) rather than to Q8_K's f32 one (the K-quants): the scale
+ * act_quant_q8_row keeps (act-quant.h). */
+static inline bool matmul_act_f16_scale(uint32_t type) {
+    switch ((enum htp_type) type) {
+        case HTP_TYPE_Q2_K:
+        case HTP_TYPE_Q3_K:
+        case HTP_TYPE_Q4_K:
+        case HTP_TYPE_Q5_K:
+        case HTP_TYPE_Q6_K: return false;
+        default: return true;
+    }
+}
+
 /* DMA descriptors one weight tile row of valid rows takes: 1, or n_parts per row for flat quantized weights (their
  * parts land in separate areas, matmul-ops.c). The pipeline keeps n_prefetch * (1 + this) in a worker's queue. */
 static inline uint32_t matmul_wrow_ndesc(uint32_t path, bool tiled, uint32_t n_parts, uint32_t valid_rows) {

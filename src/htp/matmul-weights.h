@@ -78,6 +78,7 @@ struct matmul_weights {
     uint64_t matrix_bytes;     /* ... and of a matrix */
     struct matmul_qtype qt;    /* QUANT: the type's geometry ... */
     struct matmul_qkernels qk; /* ... and kernels */
+    bool act_f16_scale;        /* QUANT: the activations' d rounded to FP16 (matmul_act_f16_scale) */
     uint32_t n_steps;          /* QUANT: 32-column steps of K */
     uint32_t n_blocks;         /* QUANT: GGML blocks of a row (flat: the DMA's rows per part) */
     uint32_t n_k_tiles;        /* HMX: FP16 tiles along K, ne00 / 32 */
@@ -154,6 +155,7 @@ static inline uint32_t matmul_weights_init(struct matmul_weights *mw, const stru
             if (w->nb[0] != mw->qt.blk_size || ne00 % (ACT_Q8_BLOCK * mw->qt.blk_steps) != 0) {
                 return HTP_STATUS_INVAL_PARAMS;
             }
+            mw->act_f16_scale = matmul_act_f16_scale(w->type);
             mw->n_steps = ne00 / ACT_Q8_BLOCK;
             mw->n_blocks = mw->n_steps / mw->qt.blk_steps;
             if (mw->tiled) {
@@ -258,7 +260,7 @@ static inline void matmul_weights_prep_col(const struct matmul_weights *mw, cons
     switch ((enum matmul_path) mw->path) {
         case MATMUL_PATH_F32: act_copy_f32_row(x, n, out); break;
         case MATMUL_PATH_F16: act_cvt_f16_row(x, n, out); break;
-        case MATMUL_PATH_QUANT: act_quant_q8_row(x, n, out); break;
+        case MATMUL_PATH_QUANT: act_quant_q8_row(x, n, mw->act_f16_scale, out); break;
         case MATMUL_PATH_HMX: break; /* narrowed in column pairs into FP16 tiles instead (hmx-mm-parts.h) */
     }
 }

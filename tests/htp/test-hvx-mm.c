@@ -76,38 +76,42 @@ static void test_act_quant_q8(void **state) {
         x[k] = 0.0f; /* a block of zeros: d = 0, codes 0 */
     }
     x[70] = 1e4f; /* a block dominated by one element */
-    act_quant_q8_row(vt_x, n, vt_act[0]);
-    for (int b = 0; b < n / 32; b++) {
-        const uint8_t *blk = vt_act[0] + b * ACT_Q8_BLOCK_SIZE;
-        float amax = 0.0f;
-        for (int k = 0; k < 32; k++) {
-            amax = fmaxf(amax, fabsf(x[32 * b + k]));
-        }
-        /* d as Q8_0 stores it, amax / 127 rounded to FP16 (up to the f32 ulps of the quotient); the codes use the
-         * unrounded one */
-        const float d = act_f32(blk, ACT_Q8_D_OFFSET), d_f32 = amax / 127.0f;
-        assert_true(vnpu_fp16_to_f32(vnpu_f32_to_fp16(d)) == d);
-        assert_true(fabsf(d - d_f32) <= (0x1p-11f + 1e-6f) * d_f32);
-        int sum = 0;
-        for (int k = 0; k < 32; k++) {
-            const int q = act_code(blk, k);
-            sum += q;
-            assert_true(q >= -127 && q <= 127);
-            if (d > 0.0f) {
-                assert_true(fabs((double) q - (double) x[32 * b + k] / d_f32) <= CODE_ERR);
-            } else {
-                assert_int_equal(q, 0);
+    for (int f16_scale = 0; f16_scale < 2; f16_scale++) {
+        act_quant_q8_row(vt_x, n, f16_scale, vt_act[0]);
+        for (int b = 0; b < n / 32; b++) {
+            const uint8_t *blk = vt_act[0] + b * ACT_Q8_BLOCK_SIZE;
+            float amax = 0.0f;
+            for (int k = 0; k < 32; k++) {
+                amax = fmaxf(amax, fabsf(x[32 * b + k]));
             }
-        }
-        for (int g = 0; g < 8; g++) { /* every word of a group vector holds the group's 4 codes */
-            for (int w = 1; w < 32; w++) {
-                assert_memory_equal(blk + g * ACT_Q8_GROUP_STRIDE, blk + g * ACT_Q8_GROUP_STRIDE + 4 * w, 4);
+            /* d = amax / 127 (up to the f32 ulps of the quotient), rounded to FP16 as Q8_0 stores it with f16_scale
+             * (the K-quants' Q8_K keeps it f32); the codes use the unrounded one */
+            const float d = act_f32(blk, ACT_Q8_D_OFFSET), d_f32 = amax / 127.0f;
+            if (f16_scale) {
+                assert_true(vnpu_fp16_to_f32(vnpu_f32_to_fp16(d)) == d);
             }
-        }
-        for (int l = 0; l < 32; l++) {
-            assert_true(act_f32(blk, ACT_Q8_D_OFFSET + 4 * l) == d);
-            const float dsum = d * (float) sum;
-            assert_true(fabsf(act_f32(blk, ACT_Q8_DSUM_OFFSET + 4 * l) - dsum) <= DSUM_ERR * fabsf(dsum));
+            assert_true(fabsf(d - d_f32) <= (f16_scale ? 0x1p-11f + 1e-6f : 1e-6f) * d_f32);
+            int sum = 0;
+            for (int k = 0; k < 32; k++) {
+                const int q = act_code(blk, k);
+                sum += q;
+                assert_true(q >= -127 && q <= 127);
+                if (d > 0.0f) {
+                    assert_true(fabs((double) q - (double) x[32 * b + k] / d_f32) <= CODE_ERR);
+                } else {
+                    assert_int_equal(q, 0);
+                }
+            }
+            for (int g = 0; g < 8; g++) { /* every word of a group vector holds the group's 4 codes */
+                for (int w = 1; w < 32; w++) {
+                    assert_memory_equal(blk + g * ACT_Q8_GROUP_STRIDE, blk + g * ACT_Q8_GROUP_STRIDE + 4 * w, 4);
+                }
+            }
+            for (int l = 0; l < 32; l++) {
+                assert_true(act_f32(blk, ACT_Q8_D_OFFSET + 4 * l) == d);
+                const float dsum = d * (float) sum;
+                assert_true(fabsf(act_f32(blk, ACT_Q8_DSUM_OFFSET + 4 * l) - dsum) <= DSUM_ERR * fabsf(dsum));
+            }
         }
     }
 }
@@ -359,7 +363,7 @@ static void test_qdot(void **state) {
         make_weights(f, k, &rng, deq);
         for (int c = 0; c < 2; c++) {
             test_rng_fill_normal(&rng, (float *) vt_x, (size_t) k, 1.0f + (float) c);
-            act_quant_q8_row(vt_x, (uint32_t) k, vt_act[c]);
+            act_quant_q8_row(vt_x, (uint32_t) k, matmul_act_f16_scale(f->type), vt_act[c]);
         }
         float out[3][32] __attribute__((aligned(128)));
         f->dot_32x2(vt_w, (uint32_t) n_steps, qfmt_step(f), vt_act[0], vt_act[1], (HVX_Vector *) out[0],
