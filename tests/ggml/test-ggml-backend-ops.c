@@ -12,7 +12,12 @@
  *   six        VNPU_NHVX=6 (6 workers on 2 cores), the same sample
  * The sample is the cases whose parameters match SAMPLE (-p), chosen so that every kernel op runs at least one case
  * (checked: a kernel op without a case run fails the test) at a fraction of the cost: where the time of the all-ops
- * run goes is measured in docs/GGML.md "Measured" (most of it is ggml's CPU reference, not vnpu).
+ * run goes is measured in docs/GGML.md "Measured" (most of it is the harness: ggml's CPU reference with 4 threads on
+ * 2 cores, the building of MUL_MAT_ID's 128-expert cases; vnpu's requests are a small part). Why this shape: the
+ * all-ops run is about 11 minutes of one core on CI's machine, so running it three times (strict, 6 workers) is not
+ * affordable, while DMA_STRICT and the worker count change how vnpu's kernels split and move data, which a third of
+ * each kernel op's cases (1168 of 3714, about 100 s each) exercises as well. The worker count 2 is the all-ops run.
+ * Split in two halves the all-ops run overlaps itself under ctest -j2.
  * Every run must show HTP0 tested (not skipped), pass every case it runs, print no FAIL and no error line on stderr:
  * test-backend-ops ignores what graph_compute returns (ggml_backend_compare_graph_backend), so a request vnpu fails
  * would pass whenever the destination already held the answer; the plugin's "error:" lines are what says so.
