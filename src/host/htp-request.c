@@ -576,6 +576,13 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
     return st;
 }
 
+/* Whether node has nothing to compute: an empty op, no elements, or a SET_ROWS of no rows (its result is the
+ * destination, unchanged, as ggml's CPU backend leaves it; the NPU's plans divide by the rows' dims). */
+static bool node_is_noop(const struct vnpu_tensor *node) {
+    return vnpu_op_is_empty(node->op) || vnpu_nelements(node) == 0 ||
+           (node->op == VNPU_OP_SET_ROWS && vnpu_nelements(node->src[0]) == 0);
+}
+
 enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, struct vnpu_tensor **nodes, int n_nodes) {
     if (!(d->cfg->opstage & HTP_OPSTAGE_QUEUE)) {
         return VNPU_STATUS_OK; /* VNPU_OPSTAGE: ops claimed, never sent */
@@ -599,7 +606,7 @@ enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, st
     b->n_rsps = 0;
     for (int i = 0; i < n_nodes && st == VNPU_STATUS_OK; i++) {
         const struct vnpu_tensor *node = nodes[i];
-        if (vnpu_op_is_empty(node->op) || vnpu_nelements(node) == 0) {
+        if (node_is_noop(node)) {
             continue;
         }
         const struct vnpu_tensor *fused = htp_can_fuse_rms_norm_mul(d, nodes, n_nodes, i) ? nodes[i + 1] : NULL;

@@ -280,7 +280,7 @@ static void test_host_weight_forgotten(void **state) {
 }
 
 /* SET_ROWS into a KV cache in host memory writes two of its eight rows: the staged copy must carry the other
- * six in and back unchanged. */
+ * six in and back unchanged; then a SET_ROWS of no rows leaves the cache as it is. */
 static void test_host_memory_partial_dst(void **state) {
     (void) state;
     struct vnpu_device *dev = open_htp0();
@@ -296,6 +296,9 @@ static void test_host_memory_partial_dst(void **state) {
     ((int32_t *) idx->data)[0] = 5;
     ((int32_t *) idx->data)[1] = 1;
     assert_int_equal(compute_on(dev, ctx, vnpu_set_rows(ctx, cache2d, rows, idx)), VNPU_STATUS_OK);
+    struct vnpu_tensor *no_rows = vnpu_view_2d(ctx, rows, ne0, 0, rows->nb[1], 0); /* writes nothing */
+    assert_int_equal(compute_on(dev, ctx, vnpu_set_rows(ctx, cache2d, no_rows, vnpu_view_1d(ctx, idx, 0, 0))),
+                     VNPU_STATUS_OK);
     for (int64_t r = 0; r < n_cache; r++) {
         const float first = r == 5 ? -500.0f : r == 1 ? -500.0f + (float) ne0 : 1.0f + (float) (r * ne0);
         for (int64_t e = 0; e < ne0; e++) {
