@@ -2,8 +2,9 @@
 """hvx-inspect: spills and float promotions in NPU-side code, from its Hexagon disassembly.
 
 Compiles each NPU-side C source for Hexagon (clang --target=hexagon -mvNN -mhvx -mhvx-length=128b
--ffreestanding -O2), disassembles it with llvm-objdump (--mcpu=hexagonvNN --mattr=+hvxvNN,+hvx-length128b,
-without which HVX packets print as <unknown>), and reports per function:
+-ffreestanding -O2), disassembles it with llvm-objdump (--mcpu=hexagonvNN
+--mattr=+hvxvNN,+hvx-length128b,+hvx-ieee-fp, without which HVX packets, and the IEEE float ones of v68+, print
+as <unknown>), and reports per function:
 
   in-loop vector spills  HVX loads/stores (vmem) to the stack frame inside a loop: the register allocator
                          ran out of the 32 vector registers, and every iteration pays a store and a load.
@@ -280,7 +281,8 @@ def check_object(obj, args):
 
 
 def disassemble(obj, args):
-    cmd = [args.objdump, "-d", "-r", f"--mcpu=hexagonv{args.arch}", f"--mattr=+hvxv{args.arch},+hvx-length128b", obj]
+    cmd = [args.objdump, "-d", "-r", f"--mcpu=hexagonv{args.arch}",
+           f"--mattr=+hvxv{args.arch},+hvx-length128b,+hvx-ieee-fp", obj]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.stderr.write(r.stderr)
