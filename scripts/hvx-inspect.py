@@ -165,7 +165,12 @@ def find_loops(fn):
             target = int(m.group(1), 16)
             if target <= insn.addr:
                 loops.append((target, insn.addr))
-    fn.loops = sorted(set(loops))
+    # Back edges to one start are one loop (a natural loop has one header): a `continue` jumping back before the
+    # loop's end makes no inner loop. The loop ends at its last back edge.
+    ends = {}
+    for start, end in loops:
+        ends[start] = max(end, ends.get(start, end))
+    fn.loops = sorted(ends.items())
 
 
 def analyse(fn):
