@@ -55,6 +55,10 @@ struct vdsp_target {
     uint32_t clock_mhz;      /* NPU clock: vdsp_cycles counts at this rate */
 };
 
+/* Where the file name that ships with the NPU libraries is: VNPU_HTP_LIB_DIR/name, else name next to
+ * libvnpu-vdsp.so (else name alone, for the loader's search path). */
+void vdsp_npu_file_path(const char *name, char *path, size_t size);
+
 /* The target of an arch; false for an arch vnpu builds no NPU library for (v68, v69: table rows for the cost
  * model only) or does not know. */
 bool vdsp_target_get(enum vdsp_arch arch, struct vdsp_target *t);
@@ -65,6 +69,9 @@ struct vdsp_session_params {
     enum vdsp_arch arch;
     uint32_t n_threads;  /* NPU worker threads (VNPU_NHVX), 1..HTP_MAX_NTHREADS; may exceed the HVX contexts,
                           * which then serialise */
+    uint32_t n_host_threads; /* host threads that run them, 1..n_threads (0: n_threads); the cost model's sessions
+                              * run a target's n_threads on however many host threads (htp-config.h) */
+    bool counted;        /* load the counting NPU library, libvnpu-htp-vNN-counted.so (the cost model's counts) */
     size_t window_size;  /* bytes of 32-bit address window, 1 MiB .. 4 GiB, rounded up to pages; 0: VNPU_WINDOW_MB
                           * if set, else the target's (vdsp_window_size_default) */
     bool dma_strict;     /* poison at push, land at pop, report leaks; also on when VNPU_DMA_STRICT=1 */
