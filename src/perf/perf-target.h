@@ -17,6 +17,8 @@ struct perf_target {
     const char *soc;                /* "Snapdragon 8 Elite (SM8750)": the part the figures are for */
     uint32_t clock_mhz;             /* NPU core/HVX clock at the corner llama.cpp votes for (max): the rate of
                                      * the DSP cycle counter, cycles per microsecond */
+    double cycles_per_packet;       /* cycles a hardware thread takes per packet it issues with HVX work on every
+                                     * context: the cost model's issue rate */
     uint32_t n_hw_threads;          /* scalar hardware threads */
     uint32_t n_hvx_contexts;        /* 128-byte HVX contexts, 1..n_hw_threads */
     uint32_t n_hmx;                 /* HMX units (0: none usable for FP16) */
