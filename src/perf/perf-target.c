@@ -11,10 +11,10 @@
 #define MIB ((size_t) 1 << 20)
 
 /* What no source gives per arch, the same everywhere (docs/targets.md, "Costs"). */
-#define REQUEST_US      35.0 /* llama.cpp#18139: "call 34/35 us" on v79 (11 us once); ASSUMPTION on other arches */
-#define OP_US           2.0  /* derived from #18139: op total minus its timed parts, 1..4 us */
-#define FENCE_US        1.0  /* ASSUMPTION: a few uncached 128-byte line round trips */
-#define DMA_DESC_CYCLES 32   /* ASSUMPTION: ~8 descriptor words, dmlink, ring bookkeeping */
+#define REQUEST_US        35.0 /* llama.cpp#18139: "call 34/35 us" on v79 (11 us once); ASSUMPTION on other arches */
+#define OP_US             2.0  /* derived from #18139: op total minus its timed parts, 1..4 us */
+#define FENCE_US          1.0  /* ASSUMPTION: a few uncached 128-byte line round trips */
+#define DMA_DESC_CYCLES   32   /* ASSUMPTION: ~8 descriptor words, dmlink, ring bookkeeping */
 /* llama.cpp#18139's v79 op profile of a Q8_0 MUL_MAT on the HVX path: "cycles 10672609 pkts 5144869 (2.07)", four
  * runs 2.04..2.07 counter cycles per packet committed by the profiled thread while all six contexts compute: a thread
  * issues a packet every ~2 cycles (the V6x cores interleave their threads). ASSUMPTION on the other arches. */
@@ -28,7 +28,7 @@ const struct perf_target perf_targets[] = {
     {.name = "v68",
      .arch = 68,
      .soc = "Makena (SC8280XP family: Snapdragon 8cx Gen 3, SA8295P)",
-     .clock_mhz = 1440,              /* derived: cdsp_peak v68 HMX int8 11.5 TOPS / 8.0k ops/cycle (part not named) */
+     .clock_mhz = 1440, /* derived: cdsp_peak v68 HMX int8 11.5 TOPS / 8.0k ops/cycle (part not named) */
      .cycles_per_packet = CYCLES_PER_PACKET,
      .n_hw_threads = 6,              /* ASSUMPTION: v73's */
      .n_hvx_contexts = 4,            /* ASSUMPTION: v73's */
@@ -46,7 +46,7 @@ const struct perf_target perf_targets[] = {
     {.name = "v69",
      .arch = 69,
      .soc = "Snapdragon 8 Gen 1 (SM8450)",
-     .clock_mhz = 1440,   /* ASSUMPTION: v68's */
+     .clock_mhz = 1440, /* ASSUMPTION: v68's */
      .cycles_per_packet = CYCLES_PER_PACKET,
      .n_hw_threads = 6,   /* ASSUMPTION: v73's */
      .n_hvx_contexts = 4, /* ASSUMPTION: v73's */
@@ -64,7 +64,7 @@ const struct perf_target perf_targets[] = {
     {.name = "v73",
      .arch = 73,
      .soc = "Snapdragon 8 Gen 2 (SM8550)",
-     .clock_mhz = 1400,                 /* derived: cdsp_peak v73 HMX FP16 9.9 TFLOPS / 7.1k ops per cycle */
+     .clock_mhz = 1400, /* derived: cdsp_peak v73 HMX FP16 9.9 TFLOPS / 7.1k ops per cycle */
      .cycles_per_packet = CYCLES_PER_PACKET,
      .n_hw_threads = 6,                 /* anchors 2.1: the 8 Gen 2 core is 6-way SMT */
      .n_hvx_contexts = 4,               /* ASSUMPTION, matching virtio-accel#128's "HTP V73, 4 HVX" on Snapdragon X */
@@ -82,7 +82,7 @@ const struct perf_target perf_targets[] = {
     {.name = "v75",
      .arch = 75,
      .soc = "Snapdragon 8 Gen 3 (SM8650)",
-     .clock_mhz = 1400,                 /* ASSUMPTION: v73's */
+     .clock_mhz = 1400, /* ASSUMPTION: v73's */
      .cycles_per_packet = CYCLES_PER_PACKET,
      .n_hw_threads = 6,                 /* ASSUMPTION: v73's */
      .n_hvx_contexts = 4,               /* ASSUMPTION: v73's */
@@ -100,7 +100,7 @@ const struct perf_target perf_targets[] = {
     {.name = "v79",
      .arch = 79,
      .soc = "Snapdragon 8 Elite (SM8750)",
-     .clock_mhz = 2112,                 /* #18139: 10,672,609 cycles in 5053 us (four runs 2111..2112) */
+     .clock_mhz = 2112, /* #18139: 10,672,609 cycles in 5053 us (four runs 2111..2112) */
      .cycles_per_packet = CYCLES_PER_PACKET,
      .n_hw_threads = 8,                 /* seed 002: "Max HW Threads : 8" */
      .n_hvx_contexts = 6,               /* seed 002 and #26373: hvx_support_128b 6 */
@@ -118,7 +118,7 @@ const struct perf_target perf_targets[] = {
     {.name = "v81",
      .arch = 81,
      .soc = "Snapdragon 8 Elite Gen 5 (SM8850)",
-     .clock_mhz = 2112,                 /* ASSUMPTION: v79's, the nearest arch with a figure */
+     .clock_mhz = 2112, /* ASSUMPTION: v79's, the nearest arch with a figure */
      .cycles_per_packet = CYCLES_PER_PACKET,
      .n_hw_threads = 8,                 /* #25876 hwinfo: 8 threads, 8 HVX, 1 HMX, 8 MB VTCM */
      .n_hvx_contexts = 8,               /* #25876 */

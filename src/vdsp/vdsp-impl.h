@@ -68,7 +68,7 @@ struct vdsp_device {
     char name[16]; /* "HTP<N>" */
     bool dma_strict;
     uint32_t n_host_threads; /* vdsp_host_threads */
-    int verbose; /* VNPU_VERBOSE */
+    int verbose;             /* VNPU_VERBOSE */
 
     /* window: device address a is at window + a */
     uint8_t *window;
@@ -110,10 +110,10 @@ struct vdsp_device {
 
 struct vdsp_device_params {
     const struct vdsp_target *target;
-    uint32_t id;        /* session id (names, messages) */
-    uint32_t n_threads; /* DMA queues to make: one per NPU thread, 1..HTP_MAX_NTHREADS */
+    uint32_t id;             /* session id (names, messages) */
+    uint32_t n_threads;      /* DMA queues to make: one per NPU thread, 1..HTP_MAX_NTHREADS */
     uint32_t n_host_threads; /* host threads the NPU library runs its n_threads on, 1..n_threads */
-    size_t window_size; /* bytes, a multiple of the page size, 1 MiB .. 4 GiB */
+    size_t window_size;      /* bytes, a multiple of the page size, 1 MiB .. 4 GiB */
     bool dma_strict;
 };
 

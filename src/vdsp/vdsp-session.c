@@ -245,8 +245,8 @@ enum vnpu_status vdsp_session_open(const struct vdsp_session_params *params, str
     struct vdsp_device_params dp = {.target = &target,
                                     .id = id,
                                     .n_threads = params->n_threads,
-                                    .n_host_threads = params->n_host_threads ? params->n_host_threads
-                                                                             : params->n_threads,
+                                    .n_host_threads =
+                                        params->n_host_threads ? params->n_host_threads : params->n_threads,
                                     .window_size = target.window_size,
                                     .dma_strict = params->dma_strict};
     enum vnpu_status st = env_window(&dp.window_size);

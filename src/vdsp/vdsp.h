@@ -67,15 +67,15 @@ bool vdsp_arch_parse(const char *s, enum vdsp_arch *arch);
 
 struct vdsp_session_params {
     enum vdsp_arch arch;
-    uint32_t n_threads;  /* NPU worker threads (VNPU_NHVX), 1..HTP_MAX_NTHREADS; may exceed the HVX contexts,
-                          * which then serialise */
+    uint32_t n_threads;      /* NPU worker threads (VNPU_NHVX), 1..HTP_MAX_NTHREADS; may exceed the HVX contexts,
+                              * which then serialise */
     uint32_t n_host_threads; /* host threads that run them, 1..n_threads (0: n_threads); the cost model's sessions
                               * run a target's n_threads on however many host threads (htp-config.h) */
-    bool counted;        /* load the counting NPU library, libvnpu-htp-vNN-counted.so (the cost model's counts) */
-    size_t window_size;  /* bytes of 32-bit address window, 1 MiB .. 4 GiB, rounded up to pages; 0: VNPU_WINDOW_MB
-                          * if set, else the target's (vdsp_window_size_default) */
-    bool dma_strict;     /* poison at push, land at pop, report leaks; also on when VNPU_DMA_STRICT=1 */
-    uint32_t session_id; /* 0 for HTP0, 1 for HTP1, ...: names threads and messages */
+    bool counted;            /* load the counting NPU library, libvnpu-htp-vNN-counted.so (the cost model's counts) */
+    size_t window_size;      /* bytes of 32-bit address window, 1 MiB .. 4 GiB, rounded up to pages; 0: VNPU_WINDOW_MB
+                              * if set, else the target's (vdsp_window_size_default) */
+    bool dma_strict;         /* poison at push, land at pop, report leaks; also on when VNPU_DMA_STRICT=1 */
+    uint32_t session_id;     /* 0 for HTP0, 1 for HTP1, ...: names threads and messages */
 };
 
 struct vdsp_session;
