@@ -357,16 +357,21 @@ static bool logits_file_finish(struct logits_file *lf, int32_t n_vocab, const vn
     return vnpu_file_out_commit(&lf->out, lf->err) == VNPU_STATUS_OK;
 }
 
-static void print_perf(const struct vnpu_perf *p) {
-    const double pt = p->t_prompt_ms, et = p->t_eval_ms;
-    fprintf(stderr, "\n");
-    fprintf(stderr, "vnpu_perf:        load time = %10.2f ms\n", p->t_load_ms);
+/* The prompt and eval lines of llama.cpp's timings: pt and et milliseconds for p's tokens and runs. */
+static void print_eval_times(double pt, double et, const struct vnpu_perf *p) {
     fprintf(stderr,
             "vnpu_perf: prompt eval time = %10.2f ms / %5d tokens (%8.2f ms per token, %8.2f tokens per second)\n", pt,
             p->n_prompt, p->n_prompt ? pt / p->n_prompt : 0.0, pt > 0 ? 1e3 * p->n_prompt / pt : 0.0);
     fprintf(stderr,
             "vnpu_perf:        eval time = %10.2f ms / %5d runs   (%8.2f ms per token, %8.2f tokens per second)\n", et,
             p->n_eval, p->n_eval ? et / p->n_eval : 0.0, et > 0 ? 1e3 * p->n_eval / et : 0.0);
+}
+
+static void print_perf(const struct vnpu_perf *p) {
+    const double pt = p->t_prompt_ms, et = p->t_eval_ms;
+    fprintf(stderr, "\n");
+    fprintf(stderr, "vnpu_perf:        load time = %10.2f ms\n", p->t_load_ms);
+    print_eval_times(pt, et, p);
     fprintf(stderr, "vnpu_perf:       total time = %10.2f ms / %5d tokens\n", p->t_load_ms + pt + et,
             p->n_prompt + p->n_eval);
 }
@@ -379,12 +384,7 @@ static void print_modelled(const struct vnpu_htp_perf *prompt, const struct vnpu
             prompt->target[0] ? prompt->target : eval->target, prompt->n_threads ? prompt->n_threads : eval->n_threads,
             prompt->clock_mhz ? prompt->clock_mhz : eval->clock_mhz,
             prompt->calibrated || eval->calibrated ? "" : "; no calibration: HVX at resource bounds");
-    fprintf(stderr,
-            "vnpu_perf: prompt eval time = %10.2f ms / %5d tokens (%8.2f ms per token, %8.2f tokens per second)\n", pt,
-            p->n_prompt, p->n_prompt ? pt / p->n_prompt : 0.0, pt > 0 ? 1e3 * p->n_prompt / pt : 0.0);
-    fprintf(stderr,
-            "vnpu_perf:        eval time = %10.2f ms / %5d runs   (%8.2f ms per token, %8.2f tokens per second)\n", et,
-            p->n_eval, p->n_eval ? et / p->n_eval : 0.0, et > 0 ? 1e3 * p->n_eval / et : 0.0);
+    print_eval_times(pt, et, p);
 }
 
 static void print_ids(const char *what, const vnpu_token *ids, int32_t n) {
