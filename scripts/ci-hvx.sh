@@ -34,7 +34,8 @@ trap 'rm -rf "$work"' EXIT
 
 echo "--- 1. Hexagon compile check (clang $(clang --version | sed -n 's/.*clang version \([0-9.]*\).*/\1/p;q'))"
 # The flags of hvx-inspect.py's own compile (-O2 -ffp-contract=off -DVNPU_HTP_ARCH), so that step 2 inspects the code
-# it would build, plus the warnings and the language.
+# it would build, plus the warnings and the language. The build's calibration (lib/vnpu-calib-v69.tsv,
+# src/htp/CMakeLists.txt) compiles with the v69 ones: keep the two equal.
 n=0
 for arch in 68 69; do
     flags=(--target=hexagon "-mv$arch" -mhvx -mhvx-length=128b -ffreestanding -std=c11 -O2 -Wall -Wextra -Werror

@@ -2,8 +2,9 @@
 """hvx-inspect: spills and float promotions in NPU-side code, from its Hexagon disassembly.
 
 Compiles each NPU-side C source for Hexagon (clang --target=hexagon -mvNN -mhvx -mhvx-length=128b
--ffreestanding -O2), disassembles it with llvm-objdump (--mcpu=hexagonvNN --mattr=+hvxvNN,+hvx-length128b,
-without which HVX packets print as <unknown>), and reports per function:
+-ffreestanding -O2), disassembles it with llvm-objdump (--mcpu=hexagonvNN
+--mattr=+hvxvNN,+hvx-length128b,+hvx-ieee-fp, without which HVX packets, and the IEEE float ones of v68+, print
+as <unknown>), and reports per function:
 
   in-loop vector spills  HVX loads/stores (vmem) to the stack frame inside a loop: the register allocator
                          ran out of the 32 vector registers, and every iteration pays a store and a load.
@@ -30,6 +31,28 @@ only ever shrinks.
   hvx-inspect.py [--spills] [--promotions] [--divisions] [--strict] [--func REGEX] [--allow FUNC=N ...]
                  [--arch 68] [--objdir DIR | SOURCE|OBJECT ...]   (no check named: all three)
   hvx-inspect.py --disasm FUNC [--objdir DIR | SOURCE ...]   annotated disassembly: loop depth, spills, promotions
+  hvx-inspect.py --calibrate OUT.tsv [--arch 69] [--objdir DIR | SOURCE|OBJECT ...]   the cost model's calibration
+
+--calibrate OUT.tsv writes, for every function with at least one HVX instruction, what its compiled hot loop
+costs per iteration; the cost model (src/perf) reads it as the build writes it, lib/vnpu-calib-vNN.tsv. The
+emulation counts the HVX intrinsics a kernel executes, but a VLIW core issues packets of 1-4 instructions, so the
+time is in packets: the model takes a function's executed intrinsics times packets / hvx of its line, the ratio
+the real compiler's scheduling reached in the loop that runs most. '#' lines are comments (the arch and the
+compiler the objects name), then a header and one tab-separated line per function:
+  function  its symbol name (static functions too); a name defined in two objects stops the tool (exit 2)
+  packets   packets per iteration of the hot loop: every packet, a { ... } group or a lone instruction, from
+            the loop's start to its end packet, inclusive
+  hvx       HVX instructions in those packets: those naming a vector register (v7, v1:0), a vector predicate
+            (q0..q3) or doing vmem, vgather or vscatter; HMX instructions (mxmem, ...) are not HVX
+  depth     loop depth of the hot loop: the loops it lies in, itself included (0: no loop)
+  loop      the hot loop's start address in its object (hex), or - at depth 0
+The hot loop is, of the loops holding HVX instructions with no such loop inside them, the one holding the most
+(the first of equals). A function without one gets the packets holding HVX instructions and their HVX
+instructions over its whole body, at depth 0. A packet llvm-objdump cannot decode (<unknown>) stops the tool
+(exit 2) rather than miscount. clang 14 targets Hexagon up to v69 (-mv69; no -mv73..-mv81), so the v69 file
+stands for v73..v81 too, an assumption of the model: that the ratio packets / hvx of a v69 loop holds for the same
+loop built for v73+, although there the f32 kernels take the IEEE sf forms (HTP_ARCH_IEEE_SF, src/htp/htp-arch.h)
+where v69 code has qf32 ones and their conversions back to sf.
 
 Without SOURCE it inspects src/htp/*.c and src/hvx/*.c of this repository. --objdir DIR inspects the objects
 someone else compiled instead (scripts/ci-hvx.sh's compile check keeps them): every DIR/**/*.o, each reported
@@ -44,6 +67,7 @@ import glob
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -80,6 +104,9 @@ FLOAT_HELPER_RE = re.compile(
 # Integer division helpers: Hexagon's (__hexagon_udivsi3, __hexagon_moddi3, ...) and compiler-rt's names.
 INT_DIV_HELPER_RE = re.compile(r"^__(?:hexagon_)?u?(?:div|mod|divmod)[sd]i[34]$")
 CALL_ADDR_RE = re.compile(r"\bcall\s+(0x[0-9a-f]+)")
+# HVX: an instruction naming a vector register (v7, v1:0 and their .new/.tmp forms), a vector predicate or doing a
+# vector memory access, gather or scatter. HMX instructions (mxmem, ...) name none of them.
+HVX_RE = re.compile(r"\b(?:v\d+|q[0-3]|vmemu?|vgather|vscatter)\b")
 
 
 class Insn:
@@ -90,6 +117,10 @@ class Insn:
         self.text = text
         self.relocs = []
         self.packet_end = "}" in text
+
+    def hvx(self):
+        """The HVX instructions of this line (a line can hold two: a duplex or compound prints as a; b)."""
+        return sum(1 for part in insn_body(self.text).split(";") if HVX_RE.search(part))
 
 
 class Finding:
@@ -113,6 +144,19 @@ class Function:
 
     def loop_depth(self, addr):
         return sum(1 for s, e in self.loops if s <= addr <= e)
+
+    def packets(self):
+        """The packets of the function in address order, each a list of its instructions: a { ... } group or a
+        lone instruction."""
+        out, cur, lone = [], None, False
+        for insn in self.insns:
+            if cur is None:
+                cur, lone = [], "{" not in insn.text
+            cur.append(insn)
+            if lone or insn.packet_end:
+                out.append(cur)
+                cur = None
+        return out + ([cur] if cur else [])
 
     def count(self, kind, in_loop=None):
         return sum(1 for f in self.findings if f.kind == kind and (in_loop is None or f.in_loop == in_loop))
@@ -164,7 +208,12 @@ def find_loops(fn):
             target = int(m.group(1), 16)
             if target <= insn.addr:
                 loops.append((target, insn.addr))
-    fn.loops = sorted(set(loops))
+    # Back edges to one start are one loop (a natural loop has one header): a `continue` jumping back before the
+    # loop's end makes no inner loop. The loop ends at its last back edge.
+    ends = {}
+    for start, end in loops:
+        ends[start] = max(end, ends.get(start, end))
+    fn.loops = sorted(ends.items())
 
 
 def analyse(fn):
@@ -211,6 +260,62 @@ def analyse(fn):
             m = CALL_ADDR_RE.search(body) or JUMP_RE.search(body)
             if m and not insn.relocs:
                 fn.callees.append(int(m.group(1), 16))
+
+
+def calibrate(fn):
+    """(packets, hvx, depth, loop start or None) of fn's hot loop, as --calibrate writes them; None when fn has no
+    HVX instruction. The hot loop: of the loops holding HVX instructions with no such loop inside them, the one
+    holding the most (the first of equals); its packets are all those from its start to its end, inclusive, and
+    its depth the loops it lies in, itself included. Without one: the packets holding HVX instructions and those
+    instructions, over the whole function, at depth 0."""
+    packets = [(p[0].addr, sum(insn.hvx() for insn in p)) for p in fn.packets()]
+    if not any(h for _, h in packets):
+        return None
+
+    def hvx_in(loop):
+        return sum(h for a, h in packets if loop[0] <= a <= loop[1])
+
+    def inside(inner, outer):
+        return outer[0] <= inner[0] and inner[1] <= outer[1]
+
+    with_hvx = [loop for loop in fn.loops if hvx_in(loop)]
+    innermost = [lp for lp in with_hvx if not any(o != lp and inside(o, lp) for o in with_hvx)]
+    if not innermost:
+        return sum(1 for _, h in packets if h), sum(h for _, h in packets), 0, None
+    hot = max(innermost, key=hvx_in)  # max() keeps the first of equals: the lowest start
+    return (sum(1 for a, _ in packets if hot[0] <= a <= hot[1]), hvx_in(hot),
+            sum(1 for lp in fn.loops if inside(hot, lp)), hot[0])
+
+
+def write_calibration(path, funcs, args, compilers):
+    """The calibration file of funcs (Interface 2 of the cost model, this docstring's --calibrate); exit 2 on a
+    function name defined in two objects."""
+    rows, where = [], {}
+    for fn in funcs:
+        bad = next((insn for insn in fn.insns if "<unknown>" in insn.text), None)
+        if bad is not None:
+            print(f"hvx-inspect: --calibrate: {fn.source}: {fn.name}: llvm-objdump cannot decode the packet at "
+                  f"{bad.addr:#x} (<unknown>), so its packets cannot be counted", file=sys.stderr)
+            sys.exit(2)
+        cal = calibrate(fn)
+        if cal is None:
+            continue
+        if fn.name in where:
+            print(f"hvx-inspect: --calibrate: {fn.name} is defined in {where[fn.name]} and in {fn.source}: "
+                  "a function name must be a key of the calibration", file=sys.stderr)
+            sys.exit(2)
+        where[fn.name] = fn.source
+        packets, hvx, depth, loop = cal
+        rows.append(f"{fn.name}\t{packets}\t{hvx}\t{depth}\t{'-' if loop is None else hex(loop)}\n")
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(f"# Hexagon v{args.arch}, {'; '.join(sorted(compilers)) or 'compiler unknown'}\n")
+        f.write("# hot-loop packets and HVX instructions per iteration of each function with HVX instructions, "
+                "from its disassembly (scripts/hvx-inspect.py --calibrate)\n")
+        f.write("function\tpackets\thvx\tdepth\tloop\n")
+        f.writelines(rows)
+    os.replace(tmp, path)
+    print(f"hvx-inspect: {len(rows)} functions with HVX instructions calibrated (v{args.arch}) -> {path}")
 
 
 def division_calls(fn, by_key):
@@ -279,8 +384,23 @@ def check_object(obj, args):
         sys.exit(2)
 
 
+def elf_comment(obj):
+    """The strings of the .comment section of the ELF32 object obj (the compiler's identification), [] without."""
+    with open(obj, "rb") as f:
+        elf = f.read()
+    shoff, = struct.unpack_from("<I", elf, 32)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 46)
+    sections = [struct.unpack_from("<I12xII", elf, shoff + i * shentsize) for i in range(shnum)]
+    names = sections[shstrndx][1] if shstrndx < shnum else 0
+    for name, offset, size in sections:
+        if elf[names + name:names + name + 9] == b".comment\0":
+            return [c.decode(errors="replace") for c in elf[offset:offset + size].split(b"\0") if c]
+    return []
+
+
 def disassemble(obj, args):
-    cmd = [args.objdump, "-d", "-r", f"--mcpu=hexagonv{args.arch}", f"--mattr=+hvxv{args.arch},+hvx-length128b", obj]
+    cmd = [args.objdump, "-d", "-r", f"--mcpu=hexagonv{args.arch}",
+           f"--mattr=+hvxv{args.arch},+hvx-length128b,+hvx-ieee-fp", obj]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.stderr.write(r.stderr)
@@ -299,12 +419,13 @@ def object_dir_inputs(objdir):
 
 
 def load_functions(args):
+    """The analysed functions of the inputs, and the compilers their objects name (.comment)."""
     if args.objdir:
         inputs = object_dir_inputs(args.objdir)
     else:
         paths = args.inputs or sorted(p for g in DEFAULT_SOURCES for p in glob.glob(os.path.join(REPO, g)))
         inputs = [(p, os.path.relpath(p, REPO) if p.startswith(REPO) else p) for p in paths]
-    funcs = []
+    funcs, compilers = [], set()
     with tempfile.TemporaryDirectory(prefix="hvx-inspect-") as tmp:
         for i, (path, name) in enumerate(inputs):
             if not os.path.isfile(path):
@@ -316,10 +437,11 @@ def load_functions(args):
                 compile_source(path, obj, args)
             else:
                 check_object(obj, args)
+            compilers.update(elf_comment(obj))
             for fn in parse_objdump(disassemble(obj, args), name):
                 analyse(fn)
                 funcs.append(fn)
-    return funcs
+    return funcs, compilers
 
 
 def print_disasm(fn):
@@ -350,6 +472,8 @@ def main():
     ap.add_argument("--allow", metavar="FUNC=N", action="append", default=[],
                     help="FUNC may keep up to N in-loop vector spills (exactly N under --strict)")
     ap.add_argument("--disasm", metavar="FUNC", help="print FUNC's annotated disassembly")
+    ap.add_argument("--calibrate", metavar="OUT.tsv", help="write the packets per iteration of the hot loop of "
+                    "every function with HVX instructions to OUT.tsv (the cost model's calibration)")
     ap.add_argument("--arch", default="68", choices=["68", "69"], help="Hexagon/HVX version (default 68)")
     ap.add_argument("--opt", default="-O2", help="optimisation flag (default -O2)")
     ap.add_argument("-I", dest="include", action="append", default=[], help="more include directories")
@@ -357,12 +481,17 @@ def main():
     args = ap.parse_args()
     if args.objdir and args.inputs:
         ap.error("--objdir and SOURCE|OBJECT arguments exclude each other")
+    if args.calibrate and args.disasm:
+        ap.error("--calibrate and --disasm exclude each other")
     args.cc = None if args.objdir else tool("clang", "CLANG")  # objects need no compiler
     args.objdump = tool("llvm-objdump", "LLVM_OBJDUMP")
     if not args.spills and not args.promotions and not args.divisions:
         args.spills = args.promotions = args.divisions = True
 
-    funcs = load_functions(args)
+    funcs, compilers = load_functions(args)
+    if args.calibrate:
+        write_calibration(args.calibrate, funcs, args, compilers)
+        return 0
     if args.disasm:
         found = [fn for fn in funcs if fn.name == args.disasm]
         if not found:

@@ -149,6 +149,11 @@ static struct vnpu_tensor *translate_data(struct ggml_vnpu_translation *tr, cons
         snprintf(tr->why, sizeof(tr->why), "'%.64s': type %s is not one of vnpu's", t->name, ggml_type_name(t->type));
         return NULL;
     }
+    if (t->ne[0] % ggml_blck_size(t->type) != 0) { /* a view into part of a block: a quantized cache's head */
+        snprintf(tr->why, sizeof(tr->why), "'%.64s': ne0 %lld is not a multiple of the %s block (%lld)", t->name,
+                 (long long) t->ne[0], ggml_type_name(t->type), (long long) ggml_blck_size(t->type));
+        return NULL;
+    }
     if (2 * (tr->n + 1) > tr->cap) {
         snprintf(tr->why, sizeof(tr->why), "more than %zu tensors", tr->cap / 2);
         return NULL;

@@ -265,6 +265,14 @@ static void backend_free(ggml_backend_t backend) {
 /* Translations reach a node's operands and their view sources: at most this many GGML tensors per node. */
 #define TENSORS_PER_NODE (1 + 2 * GGML_MAX_SRC)
 
+/* Whether node only lays out its source (a view, reshape, permute or transpose): nothing to compute, and its operands
+ * are translated where an op reads them (a view into part of a quantized block, a head of a Q8_0 K cache, is one no
+ * op of this device reads: supports_op refused them). */
+static bool node_is_layout(const struct ggml_tensor *node) {
+    return node->op == GGML_OP_NONE || node->op == GGML_OP_VIEW || node->op == GGML_OP_RESHAPE ||
+           node->op == GGML_OP_PERMUTE || node->op == GGML_OP_TRANSPOSE;
+}
+
 static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph *cgraph) {
     struct vnpu_ggml_device *d = device_of(backend->device);
     const int n = ggml_graph_n_nodes(cgraph);
@@ -280,8 +288,8 @@ static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggm
     enum ggml_status st = GGML_STATUS_SUCCESS;
     for (int i = 0; i < n && st == GGML_STATUS_SUCCESS; i++) {
         const struct ggml_tensor *node = ggml_graph_node(cgraph, i);
-        if (!(node->flags & GGML_TENSOR_FLAG_COMPUTE) || ggml_is_empty(node)) {
-            continue; /* as ggml's CPU backend: not needed by the graph's outputs, or no elements */
+        if (!(node->flags & GGML_TENSOR_FLAG_COMPUTE) || ggml_is_empty(node) || node_is_layout(node)) {
+            continue; /* as ggml's CPU backend: not needed by the graph's outputs, no elements, nothing to compute */
         }
         if (!(nodes[g.n_nodes++] = ggml_vnpu_translate_node(&tr, node))) {
             vnpu_log_error("%s: graph node %d '%s': %s", d->name, i, node->name, tr.why);

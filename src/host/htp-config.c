@@ -24,18 +24,22 @@ static bool env_uint(const char *name, uint32_t lo, uint32_t hi, uint32_t def, u
 
 static void config_parse(void) {
     struct htp_config *c = &config;
-    uint32_t hostbuf = 0;
+    uint32_t hostbuf = 0, perf = 0;
     config_status = VNPU_STATUS_BAD_ARG;
     if (!env_uint("VNPU_NDEV", 1, 16, 1, &c->ndev) || !env_uint("VNPU_NHVX", 1, HTP_MAX_NTHREADS, 0, &c->nhvx) ||
         !env_uint("VNPU_HOSTBUF", 0, 1, 0, &hostbuf) || !env_uint("VNPU_VERBOSE", 0, 2, 0, &c->verbose) ||
         !env_uint("VNPU_PROFILE", 0, 2, 0, &c->profile) || !env_uint("VNPU_MBUF_MB", 1, 4096, 1024, &c->mbuf_mb) ||
         !env_uint("VNPU_FENCE_TIMEOUT_MS", 1, 3600000, HTP_FENCE_TIMEOUT_MS_DEFAULT, &c->fence_timeout_ms) ||
         !env_uint("VNPU_MDEV_SEQ", 1, 16, 1, &c->mdev_seq) || !env_uint("VNPU_MDEV_CHECK", 0, 2, 0, &c->mdev_check) ||
+        !env_uint("VNPU_PERF", 0, 1, 0, &perf) ||
         !env_uint("VNPU_OPSTAGE", 0, HTP_OPSTAGE_QUEUE | HTP_OPSTAGE_COMPUTE, HTP_OPSTAGE_QUEUE | HTP_OPSTAGE_COMPUTE,
                   &c->opstage)) {
         return;
     }
     c->hostbuf = hostbuf != 0;
+    c->perf = perf != 0;
+    const char *calib = getenv("VNPU_PERF_CALIB");
+    c->perf_calib = calib && *calib ? calib : NULL;
     const char *arch = getenv("VNPU_ARCH");
     c->arch = VDSP_ARCH_V79;
     if (arch && *arch && !vdsp_arch_parse(arch, &c->arch)) {

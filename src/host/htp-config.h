@@ -39,6 +39,8 @@ struct htp_config {
     uint32_t mbuf_mb;          /* VNPU_MBUF_MB: MiB of the largest HTP buffer, 1..4096 (GGML_HEXAGON_MBUF: 1024) */
     uint32_t mdev_seq;         /* VNPU_MDEV_SEQ: 1..16 partitions per op, run one after another (1: whole ops) */
     uint32_t mdev_check;       /* VNPU_MDEV_CHECK: enum htp_mdev_check (0 off) */
+    bool perf;                 /* VNPU_PERF=1: the cost model (htp-perf.c): counting sessions of the target's threads */
+    const char *perf_calib;    /* VNPU_PERF_CALIB: the calibration file, or NULL for the build's (htp-perf.c) */
 };
 
 /* VNPU_FENCE_TIMEOUT_MS's default: longer than any op of a model this host runs takes on its slowest member (the

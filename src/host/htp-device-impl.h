@@ -109,7 +109,8 @@ struct htp_device {
     char name[16]; /* "HTP<index>" */
     const struct htp_config *cfg;
     struct vdsp_target target;
-    uint32_t n_threads; /* NPU workers of the session */
+    uint32_t n_threads;      /* NPU workers of the session */
+    uint32_t n_host_threads; /* host threads that run them (fewer only under the cost model, htp-perf.c) */
     struct vdsp_session *session;
     pthread_mutex_t lock; /* one request at a time (graph_compute, unmaps from buffer frees) */
 
@@ -126,7 +127,27 @@ struct htp_device {
     uint64_t prof_mapped, prof_unmapped, prof_defrags; /* the window's, summed over requests (htp_rsp) */
 
     bool tracing; /* the process's trace file (htp-trace-export.c) gets this device's requests */
+
+    struct htp_perf *perf; /* the cost model's state (VNPU_PERF=1, htp-perf.c), else NULL */
 };
+
+/* ---- the cost model (htp-perf.c) ---- */
+
+/* Under VNPU_PERF=1, before d's session opens: the target (perf_target_arch), its HVX contexts as d's NPU threads
+ * (run on d->n_host_threads host threads: VNPU_NHVX or min(host cores, contexts)) and the calibration
+ * (VNPU_PERF_CALIB, else vnpu-calib-v69.tsv next to the NPU libraries; without one, resource bounds, said once).
+ * Errors: VNPU_STATUS_BAD_ARG (no target row), the calibration's (VNPU_PERF_CALIB unreadable or malformed). */
+enum vnpu_status htp_perf_open(struct htp_device *d);
+void htp_perf_close(struct htp_device *d);
+
+/* Price the ops of an answered request (its block req, its ops' opcodes ops[] and nodes[]; fenced: a group's) into
+ * d's totals. */
+void htp_perf_request(struct htp_device *d, const struct htp_req *req, const struct htp_op_desc *ops,
+                      const struct vnpu_tensor *const *nodes, bool fenced);
+
+/* Add d's totals into *sum (rows merged by op name; target, clock and threads taken from the first), then zero
+ * d's when reset. false when d does not run under VNPU_PERF. */
+bool htp_perf_collect(struct htp_device *d, struct vnpu_htp_perf *sum, bool reset);
 
 /* Reopen d's session if a request faulted it (the caller holds d->lock). Errors: the platform's. */
 enum vnpu_status htp_device_ready(struct htp_device *d);
@@ -240,7 +261,7 @@ struct htp_batch;
 enum vnpu_status htp_graph_compute(struct htp_device *d, struct htp_group *g, struct vnpu_tensor **nodes, int n_nodes);
 /* Bytes of the request block: header, HTP_MAX_BUFS buffers, HTP_MAX_TENSORS tensors, HTP_MAX_OPS ops
  * and profiles, and the trace area of n_threads threads. */
-size_t htp_request_size(uint32_t n_threads);
+size_t htp_request_size(uint32_t n_threads, bool perf);
 void htp_batch_free(struct htp_batch *b); /* NULL is a no-op */
 /* The NPU's response to node's op in d's graph compute under way or last (the caller holds d->lock) into *out; false
  * when no op of it computed node. */
@@ -274,10 +295,24 @@ bool htp_op_rsp_merge(struct htp_op_rsp *sum, const struct htp_op_rsp *r, bool f
 /* Trace records room per NPU thread per request. */
 #define HTP_TRACE_RECORDS 8192
 
+/* A request on the cost model's timeline (VNPU_PERF): where it starts on the modelled clock of the process (the
+ * requests of every device one after another, a group's members at once) and its ops' modelled times. */
+struct htp_trace_model {
+    double start_us;   /* the request's send */
+    double request_us; /* the target's round trip, half before the ops and half after */
+    uint32_t n_ops;
+    const double *op_us; /* [n_ops] */
+};
+
+/* The modelled timeline of the request d last priced (htp_perf_request); NULL without VNPU_PERF. */
+const struct htp_trace_model *htp_perf_last(const struct htp_device *d);
+
 /* Append the trace of one answered request: its block, the host times (microseconds on the monotonic
- * clock) it was sent and answered, and the nodes of its ops (names for the op spans). */
+ * clock) it was sent and answered, and the nodes of its ops (names for the op spans). model: NULL, or the request on
+ * the cost model's timeline, which the trace then shows instead of the host's: each op at its modelled start and
+ * length, the records inside it stretched to fit. */
 void htp_trace_request(struct htp_device *d, const struct htp_req *req, double t_send_us, double t_recv_us,
-                       const struct vnpu_tensor *const *op_nodes);
+                       const struct vnpu_tensor *const *op_nodes, const struct htp_trace_model *model);
 /* Add d to the process's trace file path (opened by the first device, one file per process: another path
  * is VNPU_STATUS_BAD_ARG; VNPU_STATUS_IO when it cannot be written): its process and thread names. Remove
  * it; the last device out completes the file. */

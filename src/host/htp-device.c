@@ -46,6 +46,8 @@ static enum vnpu_status htp_session_open(struct htp_device *d) {
     const struct vdsp_session_params p = {
         .arch = d->cfg->arch,
         .n_threads = d->n_threads,
+        .n_host_threads = d->n_host_threads,
+        .counted = d->cfg->perf,
         .session_id = d->index,
     };
     return vdsp_session_open(&p, &d->session);
@@ -89,6 +91,17 @@ void htp_device_unmap(struct htp_device *d, const struct vdsp_buffer *buf) {
     }
 }
 
+bool vnpu_htp_perf_read(struct vnpu_htp_perf *out, bool reset) {
+    memset(out, 0, sizeof(*out));
+    bool any = false;
+    pthread_mutex_lock(&registry_lock);
+    for (int i = 0; i < VNPU_HTP_MAX_DEVICES; i++) {
+        any = (registry[i] && htp_perf_collect(registry[i], out, reset)) || any;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return any;
+}
+
 void htp_devices_unmap(const struct vdsp_buffer *buf) {
     pthread_mutex_lock(&registry_lock);
     for (int i = 0; i < VNPU_HTP_MAX_DEVICES; i++) {
@@ -130,6 +143,7 @@ static void htp_device_close(struct htp_device *d) {
         htp_profile_summary(d);
     }
     htp_trace_close(d);
+    htp_perf_close(d);
     vdsp_session_close(d->session);
     htp_stage_free(&d->stage);
     vdsp_buffer_free(d->req);
@@ -248,10 +262,14 @@ static enum vnpu_status htp_device_open(uint32_t index, const struct htp_config 
     const uint32_t def =
         cores > 0 && (uint32_t) cores < d->target.n_hvx_contexts ? (uint32_t) cores : d->target.n_hvx_contexts;
     d->n_threads = cfg->nhvx ? cfg->nhvx : def < HTP_MAX_NTHREADS ? def : HTP_MAX_NTHREADS;
-    enum vnpu_status st = htp_session_open(d);
+    d->n_host_threads = d->n_threads;
+    enum vnpu_status st = cfg->perf ? htp_perf_open(d) : VNPU_STATUS_OK;
+    if (st == VNPU_STATUS_OK) {
+        st = htp_session_open(d);
+    }
     if (st == VNPU_STATUS_OK) {
         d->stage.chunk_size = htp_stage_chunk_size(vdsp_session_window_size(d->session));
-        st = vdsp_buffer_alloc(htp_request_size(d->n_threads), "HTP-requests", &d->req);
+        st = vdsp_buffer_alloc(htp_request_size(d->n_threads, cfg->perf), "HTP-requests", &d->req);
     }
     if (st == VNPU_STATUS_OK && cfg->trace) {
         st = htp_trace_open(d, cfg->trace);
@@ -261,8 +279,9 @@ static enum vnpu_status htp_device_open(uint32_t index, const struct htp_config 
         return st;
     }
     if (cfg->verbose) {
-        htp_config_print("vnpu-htp: %s: v%u, %u NPU threads (%u HVX contexts), %zu bytes of VTCM", d->name,
-                         (unsigned) cfg->arch, d->n_threads, d->target.n_hvx_contexts, d->target.vtcm_size);
+        htp_config_print("vnpu-htp: %s: v%u, %u NPU threads on %u host threads (%u HVX contexts), %zu bytes of VTCM%s",
+                         d->name, (unsigned) cfg->arch, d->n_threads, d->n_host_threads, d->target.n_hvx_contexts,
+                         d->target.vtcm_size, cfg->perf ? ", counting for the cost model" : "");
     }
     *out = d;
     return VNPU_STATUS_OK;

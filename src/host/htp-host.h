@@ -33,6 +33,11 @@
  *   VNPU_MDEV_CHECK 1: partitions run one after another (VNPU_MDEV_SEQ, or a group's members) are checked for two
  *                  devices writing one 128-byte line (DMA writes only for overlapping bytes, the seed's rule); 2: DMA
  *                  writes own their lines too (docs/HTP.md "Partitions")
+ *   VNPU_PERF      1: the cost model (src/perf/, docs/targets.md): each session loads the counting NPU library, runs
+ *                  the target's HVX contexts as its NPU threads (on VNPU_NHVX host threads, default min(host cores,
+ *                  contexts)), and every op is priced on the target VNPU_ARCH names (vnpu_htp_perf_read)
+ *   VNPU_PERF_CALIB  the packet calibration the cost model reads (default: vnpu-calib-v69.tsv next to the NPU
+ *                  libraries, built when clang targets Hexagon; without one, HVX resource bounds)
  * (VNPU_DMA_STRICT and VNPU_WINDOW_MB, the window: 3200 MiB from v75, 3000 MiB on v73, are the platform's,
  * src/vdsp/vdsp.h.)
  */
@@ -110,6 +115,48 @@ enum vnpu_status vnpu_htp_device_mdev_check(struct vnpu_device *dev, uint32_t mo
 
 /* True when dev is an HTP device or a group of them. */
 bool vnpu_htp_device_is(const struct vnpu_device *dev);
+
+/* The cost model's totals of a device (VNPU_PERF=1): modelled time on its target of what it ran since the last reset,
+ * per op type. */
+#define VNPU_HTP_PERF_BOUNDS 5 /* enum perf_bound: packets, resources, dma, hmx, fixed */
+struct vnpu_htp_perf_row {
+    char op[32]; /* "MUL_MAT", "RMS_NORM_MUL", ...; the output layer's MUL_MAT (node result_output) is "MUL_MAT output"
+                  */
+    uint64_t count;                              /* ops */
+    double us;                                   /* modelled microseconds */
+    double bound_us[VNPU_HTP_PERF_BOUNDS];       /* of us, the ops each bound set */
+    uint64_t dma_bytes, packets, hvx, hmx_tiles; /* hmx_tiles: 32x32x32 tile multiply-accumulates */
+};
+#define VNPU_HTP_PERF_ROWS 48
+/* One NPU function (an HVX_SCOPE of src/htp), over every op. */
+struct vnpu_htp_perf_scope {
+    char name[48];
+    uint64_t hvx;    /* HVX instructions it executed */
+    uint64_t trips;  /* iterations of its hot loop (0: not counted) */
+    double packets;  /* the model's packets of them */
+    bool calibrated; /* priced by its calibration line (else at its threads' resource bounds) */
+};
+#define VNPU_HTP_PERF_SCOPES 64
+struct vnpu_htp_perf {
+    char target[8];     /* "v79" */
+    uint32_t clock_mhz; /* the target's */
+    uint32_t n_threads; /* NPU threads the ops ran on: the target's HVX contexts */
+    bool calibrated;    /* a calibration file was read (else resource bounds) */
+    uint64_t requests;
+    double request_us;          /* requests x the target's request_us */
+    double us;                  /* everything: the rows' us + request_us */
+    uint64_t hvx, uncalibrated; /* HVX instructions, and of them those without a calibration line */
+    uint32_t n_rows;
+    struct vnpu_htp_perf_row rows[VNPU_HTP_PERF_ROWS];
+    uint32_t n_scopes;
+    struct vnpu_htp_perf_scope scopes[VNPU_HTP_PERF_SCOPES];
+};
+/* The totals of every open HTP device summed into *out (what a model's run costs on its devices: a layer or tensor
+ * split runs them one after another; a row-split group's members run each op at once, priced once, by the member
+ * that built its request), then zeroed when reset. false (out zeroed) when no open device runs under VNPU_PERF. */
+bool vnpu_htp_perf_read(struct vnpu_htp_perf *out, bool reset);
+/* The name of bound b (perf_bound_name). */
+const char *vnpu_htp_perf_bound(uint32_t b);
 
 /* The device numbers (the n of HTP<n>) of HTP device dev into index[], HTP_MAX_MDEV (16) room: one, or a group's
  * members in mdev order; returns how many. */

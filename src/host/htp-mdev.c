@@ -147,7 +147,7 @@ static void partition_header(struct htp_req *req, const struct htp_req *whole, u
     req->off_op_rsp = whole->off_op_rsp + i * (uint32_t) sizeof(struct htp_op_rsp);
     req->mdev_idx = p;
     req->mdev_count = count;
-    req->flags = (whole->flags & ~HTP_REQ_TRACE) | HTP_REQ_MDEV_ALONE;
+    req->flags = (whole->flags & ~(HTP_REQ_TRACE | HTP_REQ_PERF)) | HTP_REQ_MDEV_ALONE;
     if (i > 0) { /* fault injection: op 0's, as a whole request has it */
         req->flags &= ~(HTP_REQ_INJECT_LOAD | HTP_REQ_INJECT_DMA | HTP_REQ_INJECT_STALL);
     }

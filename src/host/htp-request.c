@@ -68,14 +68,14 @@ struct htp_fp16_warned {
 
 /* Fixed offsets of the block's areas. */
 struct htp_req_layout {
-    uint32_t bufs, tensors, ops, prof, op_rsp, trace, size;
+    uint32_t bufs, tensors, ops, prof, op_rsp, trace, perf, perf_names, size;
 };
 
 static uint32_t align8(size_t n) {
     return (uint32_t) ((n + 7) & ~(size_t) 7);
 }
 
-static struct htp_req_layout htp_req_layout(uint32_t n_threads) {
+static struct htp_req_layout htp_req_layout(uint32_t n_threads, bool perf) {
     struct htp_req_layout l;
     l.bufs = align8(sizeof(struct htp_req));
     l.tensors = align8(l.bufs + HTP_MAX_BUFS * sizeof(struct htp_buf_desc));
@@ -83,12 +83,14 @@ static struct htp_req_layout htp_req_layout(uint32_t n_threads) {
     l.prof = align8(l.ops + (size_t) HTP_MAX_OPS * sizeof(struct htp_op_desc));
     l.op_rsp = align8(l.prof + (size_t) HTP_MAX_OPS * sizeof(struct htp_op_prof));
     l.trace = align8(l.op_rsp + (size_t) HTP_MAX_OPS * sizeof(struct htp_op_rsp));
-    l.size = align8(l.trace + (size_t) n_threads * HTP_TRACE_RECORDS * sizeof(struct htp_trace_evt));
+    l.perf = align8(l.trace + (size_t) n_threads * HTP_TRACE_RECORDS * sizeof(struct htp_trace_evt));
+    l.perf_names = align8(l.perf + (perf ? (size_t) HTP_MAX_OPS * n_threads * sizeof(struct htp_thread_perf) : 0));
+    l.size = align8(l.perf_names + (perf ? sizeof(struct htp_perf_names) : 0));
     return l;
 }
 
-size_t htp_request_size(uint32_t n_threads) {
-    return htp_req_layout(n_threads).size;
+size_t htp_request_size(uint32_t n_threads, bool perf) {
+    return htp_req_layout(n_threads, perf).size;
 }
 
 static double now_us(void) {
@@ -99,7 +101,7 @@ static double now_us(void) {
 
 /* An empty request in the device's block. */
 static void batch_begin(struct htp_batch *b) {
-    const struct htp_req_layout l = htp_req_layout(b->d->n_threads);
+    const struct htp_req_layout l = htp_req_layout(b->d->n_threads, b->d->perf != NULL);
     uint8_t *block = b->d->req->host;
     b->req = (struct htp_req *) block;
     memset(b->req, 0, sizeof(*b->req));
@@ -111,6 +113,9 @@ static void batch_begin(struct htp_batch *b) {
     b->req->off_prof = l.prof;
     b->req->off_op_rsp = l.op_rsp;
     b->req->off_trace = l.trace;
+    b->req->off_perf = l.perf;
+    b->req->off_perf_names = l.perf_names;
+    b->req->n_perf_threads = b->d->n_threads;
     b->bufs = (struct htp_buf_desc *) (block + l.bufs);
     b->tensors = (struct htp_tensor_desc *) (block + l.tensors);
     b->ops = (struct htp_op_desc *) (block + l.ops);
@@ -420,6 +425,9 @@ static void batch_report(struct htp_batch *b, uint32_t n_members, double t_send,
             }
         }
     }
+    if (d->perf) {
+        htp_perf_request(d, req, b->ops, b->op_node, n_members > 1);
+    }
     if (d->cfg->profile) {
         d->prof_requests++;
         d->prof_host_us += t_recv - t_send;
@@ -439,7 +447,8 @@ static void batch_report(struct htp_batch *b, uint32_t n_members, double t_send,
 
 /* Device d's part of a request's flags (its profile, its trace, what it injects: once) into req. */
 static void request_flags(struct htp_device *d, struct htp_req *req) {
-    req->flags = (d->cfg->profile ? HTP_REQ_PROFILE : 0) | (d->tracing ? HTP_REQ_TRACE : 0) | d->inject;
+    req->flags = (d->cfg->profile ? HTP_REQ_PROFILE : 0) | (d->tracing ? HTP_REQ_TRACE : 0) |
+                 (d->perf ? HTP_REQ_PERF : 0) | d->inject;
     req->n_trace = d->tracing ? HTP_TRACE_RECORDS : 0;
     d->inject = 0;
 }
@@ -530,7 +539,7 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
     const bool parts = checked || (!g && d->mdev_seq.count > 1);
     req->id = ++d->req_id;
     request_flags(d, req);
-    const size_t size = htp_request_size(d->n_threads);
+    const size_t size = htp_request_size(d->n_threads, d->perf != NULL);
     const double t_send = now_us();
     enum vnpu_status st = VNPU_STATUS_OK;
     if (checked) { /* each member's partition in turn, on its session */
@@ -569,7 +578,7 @@ static enum vnpu_status batch_send(struct htp_batch *b) {
         struct htp_device *m = g ? g->members[k] : d;
         const struct htp_req *r = m->req->host;
         if (m->tracing && !parts && (st == VNPU_STATUS_OK || failed)) {
-            htp_trace_request(m, r, t_send, t_recv, b->op_node);
+            htp_trace_request(m, r, t_send, t_recv, b->op_node, htp_perf_last(d));
         }
     }
     batch_begin(b);

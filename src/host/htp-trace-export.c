@@ -12,6 +12,9 @@
  * for the dirty-tensor flush before the post-op barrier (args.info: the op index). NPU records carry 32-bit cycles:
  * each thread's are unwrapped from the request's start cycle and converted at the target clock, then placed after the
  * host time the request was sent. Spans a full record area cut short are closed at the thread's last timestamp.
+ * Under the cost model (VNPU_PERF) the trace is on the modelled timeline instead: each request at its modelled start,
+ * each op span at its modelled start and length, and every record inside an op placed at the same fraction of the
+ * op's modelled span as of its host span (the process's modelled clock starts at 0).
  */
 #include "htp-device-impl.h"
 #include "htp-ops.h"
@@ -157,20 +160,71 @@ struct trace_open {
 
 #define TRACE_MAX_DEPTH 16
 
-/* The spans of one thread's records. */
-static void trace_thread(const struct htp_device *d, const struct htp_req *req, uint32_t t, double t_send,
-                         const struct vnpu_tensor *const *op_nodes) {
-    const struct htp_trace_evt *evt =
-        (const struct htp_trace_evt *) ((const uint8_t *) req + req->off_trace) + (size_t) t * req->n_trace;
-    const uint32_t n = req->rsp.n_trace[t] < req->n_trace ? req->rsp.n_trace[t] : req->n_trace;
-    const double mhz = d->target.clock_mhz ? d->target.clock_mhz : 1000.0;
+/* The request's clock: NPU cycles since its start to trace microseconds, on the host's timeline or the model's. */
+struct trace_clock {
+    double t_send;                       /* host: the send; model: the ops' start (origin-relative + origin) */
+    double mhz;                          /* host: the target clock */
+    const struct htp_trace_model *model; /* NULL: host */
+    uint32_t n_ops;
+    uint64_t op_c0[HTP_MAX_OPS], op_c1[HTP_MAX_OPS]; /* model: each op's host cycles, from thread 0's OP records */
+    double op_t0[HTP_MAX_OPS];                       /* model: each op's modelled start */
+};
+
+/* Thread t's records (evt, n) and the count. */
+static const struct htp_trace_evt *trace_records(const struct htp_req *req, uint32_t t, uint32_t *n) {
+    *n = req->rsp.n_trace[t] < req->n_trace ? req->rsp.n_trace[t] : req->n_trace;
+    return (const struct htp_trace_evt *) ((const uint8_t *) req + req->off_trace) + (size_t) t * req->n_trace;
+}
+
+/* The op spans' host cycles from thread 0's OP records, and the modelled starts of the ops. */
+static void trace_clock_model(struct trace_clock *c, const struct htp_req *req) {
+    const struct htp_trace_model *m = c->model;
+    c->n_ops = m->n_ops < req->n_ops ? m->n_ops : req->n_ops;
+    double at = c->t_send;
+    for (uint32_t i = 0; i < c->n_ops; i++) {
+        c->op_c0[i] = c->op_c1[i] = 0;
+        c->op_t0[i] = at;
+        at += m->op_us[i];
+    }
+    uint32_t n;
+    const struct htp_trace_evt *evt = trace_records(req, 0, &n);
     uint64_t cycles = req->rsp.cycles_start;
-    double ts = t_send;
+    for (uint32_t i = 0; i < n; i++) {
+        cycles += (uint32_t) (evt[i].cycles - (uint32_t) cycles);
+        const uint16_t info = evt[i].info & ~HTP_TRACE_STOP;
+        if (evt[i].id == HTP_TRACE_OP && info < c->n_ops) {
+            *((evt[i].info & HTP_TRACE_STOP) ? &c->op_c1[info] : &c->op_c0[info]) = cycles;
+        }
+    }
+}
+
+/* When cycles happened on c's timeline: on the model's, at its fraction of the op it falls in (the end of the last op
+ * before it, between ops). */
+static double trace_clock_at(const struct trace_clock *c, uint64_t cycles, uint64_t cycles_start) {
+    if (!c->model) {
+        return c->t_send + (double) (cycles - cycles_start) / c->mhz;
+    }
+    double at = c->t_send;
+    for (uint32_t i = 0; i < c->n_ops && c->op_c0[i] <= cycles; i++) {
+        const uint64_t len = c->op_c1[i] > c->op_c0[i] ? c->op_c1[i] - c->op_c0[i] : 0;
+        const double f = len && cycles < c->op_c1[i] ? (double) (cycles - c->op_c0[i]) / (double) len : 1.0;
+        at = c->op_t0[i] + f * c->model->op_us[i];
+    }
+    return at;
+}
+
+/* The spans of one thread's records. */
+static void trace_thread(const struct htp_device *d, const struct htp_req *req, uint32_t t, const struct trace_clock *c,
+                         const struct vnpu_tensor *const *op_nodes) {
+    uint32_t n;
+    const struct htp_trace_evt *evt = trace_records(req, t, &n);
+    uint64_t cycles = req->rsp.cycles_start;
+    double ts = c->t_send;
     struct trace_open open[TRACE_MAX_DEPTH];
     int depth = 0;
     for (uint32_t i = 0; i < n; i++) {
         cycles += (uint32_t) (evt[i].cycles - (uint32_t) cycles); /* records are in time order on a thread */
-        const double at = t_send + (double) (cycles - req->rsp.cycles_start) / mhz;
+        const double at = trace_clock_at(c, cycles, req->rsp.cycles_start);
         ts = at > ts ? at : ts;
         const uint16_t info = evt[i].info & ~HTP_TRACE_STOP;
         if (!(evt[i].info & HTP_TRACE_STOP)) {
@@ -202,10 +256,24 @@ static void trace_thread(const struct htp_device *d, const struct htp_req *req, 
 }
 
 void htp_trace_request(struct htp_device *d, const struct htp_req *req, double t_send_us, double t_recv_us,
-                       const struct vnpu_tensor *const *op_nodes) {
+                       const struct vnpu_tensor *const *op_nodes, const struct htp_trace_model *model) {
     char name[48];
     snprintf(name, sizeof(name), "request %u", req->id);
+    static struct trace_clock clock; /* under trace_out.lock: too large for a worker's stack */
     pthread_mutex_lock(&trace_out.lock);
+    clock.model = model;
+    clock.mhz = d->target.clock_mhz ? d->target.clock_mhz : 1000.0;
+    clock.t_send = t_send_us;
+    if (model) { /* the modelled clock, from the trace's origin */
+        double ops = 0.0;
+        for (uint32_t i = 0; i < model->n_ops; i++) {
+            ops += model->op_us[i];
+        }
+        t_send_us = trace_out.origin_us + model->start_us;
+        t_recv_us = t_send_us + model->request_us + ops;
+        clock.t_send = t_send_us + model->request_us / 2;
+        trace_clock_model(&clock, req);
+    }
     trace_sep();
     fprintf(trace_out.f,
             "{\"name\":\"%s\",\"ph\":\"B\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"cat\":\"host\","
@@ -214,7 +282,7 @@ void htp_trace_request(struct htp_device *d, const struct htp_req *req, double t
             req->rsp.usecs);
     trace_event(d, 'E', HTP_TRACE_HOST_TID, t_recv_us, name, NULL, -1, 0);
     for (uint32_t t = 0; t < d->n_threads && t < HTP_MAX_NTHREADS; t++) {
-        trace_thread(d, req, t, t_send_us, op_nodes);
+        trace_thread(d, req, t, &clock, op_nodes);
     }
     pthread_mutex_unlock(&trace_out.lock);
 }

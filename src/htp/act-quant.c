@@ -43,10 +43,12 @@ static inline HVX_Vector act_round_f16(HVX_Vector v) {
 }
 
 void act_quant_q8_row(const uint8_t *x, uint32_t n, bool f16_scale, uint8_t *dst) {
+    HVX_SCOPE();
     const HVX_Vector abs_mask = Q6_V_vsplat_R(0x7FFFFFFF);
     const HVX_Vector inv_127 = hvx_vec_splat_f32(1.0f / 127.0f), f127 = hvx_vec_splat_f32(127.0f);
     const HVX_Vector subnormal = Q6_V_vsplat_R(0x007FFFFF); /* the largest subnormal's bits */
     for (uint32_t b = 0; b < n / ACT_Q8_BLOCK; b++, dst += ACT_Q8_BLOCK_SIZE) {
+        HVX_SCOPE_TRIP();
         const HVX_Vector v = hvx_vmem_ld(x + (size_t) b * HEX_VLEN);
         const HVX_Vector amax = hvx_vec_reduce_max_i32(Q6_V_vand_VV(v, abs_mask)); /* |x| bits order as int32 */
         const HVX_Vector d_f32 = hvx_vec_mul_f32(amax, inv_127);
@@ -75,6 +77,7 @@ static inline HVX_Vector act_ld_f32(const uint8_t *x, uint32_t i, uint32_t n) {
 }
 
 void act_cvt_f16_row(const uint8_t *x, uint32_t n, uint8_t *dst) {
+    HVX_SCOPE();
     const uint32_t nvec = act_f16_row_size(n) / HEX_VLEN;
     for (uint32_t i = 0; i < nvec; i++) {
         /* vcvt puts its first operand in the even halves and its second in the odd ones: deal the 64 floats
@@ -85,6 +88,7 @@ void act_cvt_f16_row(const uint8_t *x, uint32_t n, uint8_t *dst) {
 }
 
 void act_copy_f32_row(const uint8_t *x, uint32_t n, uint8_t *dst) {
+    HVX_SCOPE();
     const uint32_t nvec = act_f32_row_size(n) / HEX_VLEN;
     for (uint32_t i = 0; i < nvec; i++) {
         hvx_vmem_st(dst + (size_t) i * HEX_VLEN, act_ld_f32(x, i, n));

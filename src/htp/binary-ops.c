@@ -13,6 +13,7 @@
 #define BINARY_COMPUTE(NAME, VEC_OP)                                                                          \
     static void binary_compute_##NAME(const struct row_stream *s, uint8_t *const dst[2], const uint8_t *src0, \
                                       const uint8_t *src1, uint32_t src1_stride, uint32_t nrows) {            \
+        HVX_SCOPE();                                                                                          \
         const uint32_t stride = s->layout.row_stride, nvec = stride / HEX_VLEN;                               \
         for (uint32_t r = 0; r < nrows; r++) {                                                                \
             HVX_Vector *restrict d = (HVX_Vector *) (dst[0] + r * stride);                                    \

@@ -71,12 +71,14 @@ static void cpy_push_write(const struct copy_stream *s, struct dma_queue *q, con
 
 static void cpy_compute_f32_f16(const struct copy_stream *s, const struct copy_task *t, const uint8_t *in, uint8_t *out,
                                 uint8_t *scratch) {
+    HVX_SCOPE();
     (void) s, (void) scratch;
     hvx_f32_to_f16_aa(out, in, t->n);
 }
 
 static void cpy_compute_f16_f32(const struct copy_stream *s, const struct copy_task *t, const uint8_t *in, uint8_t *out,
                                 uint8_t *scratch) {
+    HVX_SCOPE();
     (void) s, (void) scratch;
     hvx_f16_to_f32_aa(out, in, t->n);
 }

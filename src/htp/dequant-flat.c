@@ -22,30 +22,35 @@ static void dq_flat_nibbles(const uint8_t *qs, uint32_t n, uint8_t *codes, enum 
 
 /* Q4_0: x = (q - 8) * d. */
 void dq_flat_q4_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_flat_nibbles(region[GR_QS], n, o->codes, DQ_LUT_Q4_0);
     dq_scales_hf(region[GR_D], n / 32, o->scale);
 }
 
 /* IQ4_NL: x = kvalues_iq4nl[q] * d. */
 void dq_flat_iq4_nl(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_flat_nibbles(region[GR_QS], n, o->codes, DQ_LUT_IQ4_NL);
     dq_scales_hf(region[GR_D], n / 32, o->scale);
 }
 
 /* Q4_1: x = q * d + m, (d, m) per block. */
 void dq_flat_q4_1(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_flat_nibbles(region[GR_QS], n, o->codes, DQ_LUT_U4);
     dq_scales_hf_pairs(region[GR_D], n / 32, o->scale, o->bias);
 }
 
 /* MXFP4: x = kvalues_mxfp4[q] * 2^(e - 128). */
 void dq_flat_mxfp4(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_flat_nibbles(region[GR_QS], n, o->codes, DQ_LUT_MXFP4);
     dq_scales_e8m0(region[GR_D], n / 32, o->scale);
 }
 
 /* Q8_0: x = q * d; the codes are the blocks' int8 quants, already back to back in their region. */
 void dq_flat_q8_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_copy_codes(region[GR_QS], n, o->codes);
     dq_scales_hf(region[GR_D], n / 32, o->scale);
 }
@@ -53,6 +58,7 @@ void dq_flat_q8_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const s
 /* Q1_0: element 8 k + b is bit b of byte k of the codes (blocks of 128 back to back): -d when clear, +d when set.
  * Each byte repeated 8 times puts element e at byte e, its bit at e % 8. */
 void dq_flat_q1_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     const HVX_Vector shift = dq_shifts(0, 6, 1, 0), one = Q6_Vb_vsplat_R(1);
     for (uint32_t i = 0; i < dq_nvec(n / 8); i++) {
         const HVX_Vector v = hvx_vmem_ld(DQ_VEC(region[GR_QS], i));
@@ -67,6 +73,7 @@ void dq_flat_q1_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const s
 /* Q2_0: element 4 k + p is bits 2 p of byte k (blocks of 64 back to back); x = (code - 1) * d. Each byte repeated
  * 4 times puts element e at byte e, its bits at 2 (e % 4). */
 void dq_flat_q2_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     const HVX_Vector shift = dq_shifts(1, 1, 4, 0), one = Q6_Vb_vsplat_R(1);
     for (uint32_t i = 0; i < dq_nvec(n / 4); i++) {
         const HVX_Vector v = hvx_vmem_ld(DQ_VEC(region[GR_QS], i));
@@ -107,6 +114,7 @@ static void dq_flat_spread(const uint8_t *d, uint32_t n, uint32_t sub, uint8_t *
 
 /* Q2_K: x = d * (sc & 15) * q - dmin * (sc >> 4), 16 scale bytes per super-block in sub-block order. */
 void dq_flat_q2_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_flat_codes2(region[GR_QS], n, o->codes);
     for (uint32_t i = 0; i < dq_nvec(n / 16); i++) {
         const HVX_Vector sc = hvx_vmem_ld(DQ_VEC(region[GR_SC], i));
@@ -125,6 +133,7 @@ void dq_flat_q2_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const s
  * super-block in SC (bytes 0..7 of the packed scales, twice) and SC1 (bytes 8..11, four times): scale j takes the
  * low nibble of byte j (j < 8) or the high nibble of byte j - 8, and bits 2 (j / 4) of byte 8 + j % 4 on top. */
 void dq_flat_q3_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_flat_codes2(region[GR_QS], n, o->codes);
     dq_flat_add_bits(region[GR_QH], n, o->codes, 0, -4);
     const HVX_VectorPred high_nibble = Q6_Q_vand_VR(dq_byte_index(), 0x08080808); /* j >= 8 in the 16 */
@@ -145,6 +154,7 @@ void dq_flat_q3_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const s
  * sc_j = j < 4 ? SC & 63 : (SC & 15) | (SC2 >> 6) << 4, and m_j = j < 4 ? SC1 & 63 : (SC1 >> 4) | (SC3 >> 6) << 4.
  * Codes: per 64 elements 32 bytes, low nibbles then high nibbles, each run twice. */
 static void dq_flat_q45_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     for (uint32_t i = 0; i < dq_nvec(n); i++) {
         hvx_vmem_st(DQ_VEC(o->codes, i), dq_nibble_by_position(hvx_vmem_ld(DQ_VEC(region[GR_QS], i)), 32));
     }
@@ -173,6 +183,7 @@ void dq_flat_q4_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const s
 
 /* Q5_K: Q4_K's codes + 16 times the fifth bit (qh: element 32 b + l at bit b of byte l). */
 void dq_flat_q5_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_flat_q45_K(region, n, o);
     dq_flat_add_bits(region[GR_QH], n, o->codes, 16, 0);
 }
@@ -181,6 +192,7 @@ void dq_flat_q5_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const s
  * each half twice: elements 0..63 the low nibbles, 64..127 the high ones), its high 2 bits from qh (the 2-bit
  * plane, each run four times). */
 void dq_flat_q6_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     const HVX_Vector shift = dq_shifts(5, 3, 2, 0);
     for (uint32_t i = 0; i < dq_nvec(n); i++) {
         const HVX_Vector low = dq_nibble_by_position(hvx_vmem_ld(DQ_VEC(region[GR_QS], i)), 64);

@@ -65,29 +65,34 @@ static void dq_tiled_words(const uint8_t *qs, uint32_t n, uint8_t *codes, uint32
 
 /* Q4_0: x = (q - 8) * d. */
 void dq_tiled_q4_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_tiled_nibbles(region[GR_QS], n, o->codes, DQ_LUT_Q4_0);
     dq_scales_hf(region[GR_D], n / 32, o->scale);
 }
 
 /* IQ4_NL: x = kvalues_iq4nl[q] * d. */
 void dq_tiled_iq4_nl(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_tiled_nibbles(region[GR_QS], n, o->codes, DQ_LUT_IQ4_NL);
     dq_scales_hf(region[GR_D], n / 32, o->scale);
 }
 
 /* MXFP4: x = kvalues_mxfp4[q] * 2^(e - 128). */
 void dq_tiled_mxfp4(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_tiled_nibbles(region[GR_QS], n, o->codes, DQ_LUT_MXFP4);
     dq_scales_e8m0(region[GR_D], n / 32, o->scale);
 }
 
 /* Q4_1: x = q * d + m; Q4_K: x = (d * sc) * q + (-dmin * m), the tile's (scale, bias) pair per 32. */
 void dq_tiled_q4_1(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_tiled_nibbles(region[GR_QS], n, o->codes, DQ_LUT_U4);
     dq_scales_hf_pairs(region[GR_D], n / 32, o->scale, o->bias);
 }
 
 void dq_tiled_q4_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_tiled_q4_1(region, n, o);
 }
 
@@ -95,6 +100,7 @@ void dq_tiled_q4_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const 
  * byte cp % 4 are the fifth bits of the pair cp (codes 2 cp and 2 cp + 1). Each tile's word repeated 4 times
  * lines those bytes up with the 16 pairs. */
 void dq_tiled_q5_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     const HVX_Vector shift = dq_shifts(2, 3, 2, 0), low = Q6_Vb_vsplat_R(0x0F);
     for (uint32_t i = 0; i < dq_nvec(n / 2); i++) {
         const HVX_Vector v = hvx_vmem_ld(DQ_VEC(region[GR_QS], i));
@@ -110,18 +116,21 @@ void dq_tiled_q5_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const 
 
 /* Q8_0: x = q * d; the codes came in order. */
 void dq_tiled_q8_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_copy_codes(region[GR_QS], n, o->codes);
     dq_scales_hf(region[GR_D], n / 32, o->scale);
 }
 
 /* Q1_0: 4 words per tile (k = 32 q + 4 g + j: bit g of byte j of word q), -d when clear, +d when set. */
 void dq_tiled_q1_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_tiled_words(region[GR_QS], n, o->codes, 1, 1);
     dq_scales_hf(region[GR_D], n / 128, o->scale);
 }
 
 /* Q2_0: 4 words per tile (k = 16 v + 4 p + j: bits 2 p of byte j of word v); x = (code - 1) * d. */
 void dq_tiled_q2_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_tiled_words(region[GR_QS], n, o->codes, 2, 1);
     dq_scales_hf(region[GR_D], n / 64, o->scale);
 }
@@ -129,6 +138,7 @@ void dq_tiled_q2_0(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const 
 /* Q2_K: 2 words per tile of 2-bit codes; GGML's scale bytes of the tile's two sub-blocks of 16; (d, -dmin) per
  * super-block. x = d * (sc & 15) * q + (-dmin) * (sc >> 4). */
 void dq_tiled_q2_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_tiled_words(region[GR_QS], n, o->codes, 2, 0);
     for (uint32_t i = 0; i < dq_nvec(n / 16); i++) {
         const HVX_Vector sc = hvx_vmem_ld(DQ_VEC(region[GR_SC], i));
@@ -145,6 +155,7 @@ void dq_tiled_q2_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const 
 /* Q3_K: low 2 bits as Q2_K's, a sign word per tile (bit g of byte j set: k = 4 g + j is negative, code - 4), the
  * tile's F16 scales d * (sc - 32) of k 0..15 and 16..31. */
 void dq_tiled_q3_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_tiled_words(region[GR_QS], n, o->codes, 2, 0);
     const HVX_Vector shift = dq_shifts(2, 7, 1, 0); /* one sign word per tile, repeated 8 times */
     for (uint32_t i = 0; i < dq_nvec(n / 8); i++) {
@@ -160,6 +171,7 @@ void dq_tiled_q3_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const 
 /* Q6_K: 4 words of low nibbles per tile (k = 8 v + 4 n + j: nibble n of byte j of word v), 2 words of high 2 bits
  * (as Q2_K's), the tile's F16 scales d * sc of k 0..15 and 16..31; x = scale * (q - 32). */
 void dq_tiled_q6_K(const uint8_t *const region[GR_N_REGIONS], uint32_t n, const struct dq_out *o) {
+    HVX_SCOPE();
     dq_tiled_words(region[GR_QS], n, o->codes, 4, 0);
     const HVX_Vector shift = dq_shifts(2, 3, 2, 0); /* the 2 high-bit words of a tile, repeated 4 times */
     for (uint32_t i = 0; i < dq_nvec(n / 4); i++) {

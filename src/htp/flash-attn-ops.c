@@ -267,6 +267,7 @@ static inline __attribute__((always_inline)) void fa_pv_group(const struct fa_th
 static HEX_NOINLINE void fa_compute_row(struct fa_thread *t, const struct fa_task *k, const HVX_Vector *q,
                                         const uint8_t *kf, const uint8_t *vf, const uint8_t *mrow, float slope,
                                         HVX_Vector *m, HVX_Vector *l, HVX_Vector *o) {
+    HVX_SCOPE();
     const struct fa_ctx *c = t->c;
     const struct flash_attn_kparams *kp = c->kp;
     const struct flash_attn_layout *lay = &c->l;
@@ -339,6 +340,7 @@ static bool fa_task_masked(const struct fa_ctx *c, const struct fa_task *k, cons
  * keys are all masked computes nothing else (fa_task_masked). */
 static HEX_NOINLINE void fa_compute(struct fa_thread *t, const struct fa_task *k, uint8_t *out, uint8_t *vq,
                                     const uint8_t *vk, const uint8_t *vv, const uint8_t *vm) {
+    HVX_SCOPE();
     const struct fa_ctx *c = t->c;
     const struct flash_attn_kparams *kp = c->kp;
     const struct flash_attn_layout *l = &c->l;

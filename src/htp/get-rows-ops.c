@@ -101,12 +101,14 @@ static void get_rows_push_write(const struct copy_stream *s, struct dma_queue *q
 
 static void get_rows_compute_f16(const struct copy_stream *s, const struct copy_task *t, const uint8_t *in,
                                  uint8_t *out, uint8_t *scratch) {
+    HVX_SCOPE();
     (void) s, (void) scratch;
     hvx_f16_to_f32_aa(out, in, t->n);
 }
 
 static void get_rows_compute_quant(const struct copy_stream *s, const struct copy_task *t, const uint8_t *in,
                                    uint8_t *out, uint8_t *scratch) {
+    HVX_SCOPE();
     const struct get_rows_ctx *c = s->params;
     const struct gr_type *g = c->type;
     const uint8_t *region[GR_N_REGIONS];

@@ -39,6 +39,7 @@ static void hmx_mm_id_act_tiles(const struct matmul_run *r, struct matmul_unit u
 
 /* Expert k's output tiles at otile -> the f32 results of its routed rows, each at its pair's vector of out. */
 static void hmx_mm_id_compute(const struct matmul_run *r, struct matmul_unit u, const uint8_t *otile, HVX_Vector *out) {
+    HVX_SCOPE();
     const struct matmul_id_row *row = r->route->row;
     const uint32_t r0 = r->route->start[u.k], r1 = r->route->start[u.k + 1];
     for (uint32_t i = r0; i < r1; i += 2) {

@@ -35,6 +35,7 @@
  * header that do not expand weights). */
 static HEX_NOINLINE __attribute__((unused)) void
 hmx_weights_range_f32(const struct matmul_weights *mw, const uint8_t *v, uint32_t valid, struct hvx_fp16_range *range) {
+    HVX_SCOPE();
     const size_t raw_tile = (size_t) HTP_TENSOR_TILE_N_ROWS * mw->row_stride;
     const struct hvx_fp16_range_k k = hvx_fp16_range_k();
     struct hvx_fp16_range rg = *range;

@@ -23,6 +23,7 @@ static void hmx_mm_act_tiles(const struct matmul_run *r, struct matmul_unit u, u
 
 /* Unit u's output tiles at otile -> one vector per column into out (column c at vector c - c0). */
 static void hmx_mm_compute(const struct matmul_run *r, struct matmul_unit u, const uint8_t *otile, HVX_Vector *out) {
+    HVX_SCOPE();
     uint32_t t0, n;
     hmx_mm_act_tiles(r, u, &t0, &n);
     for (uint32_t t = 0; t < n; t++) {

@@ -52,6 +52,12 @@ struct htp_ctx {
     struct htp_trace trace[HTP_MAX_NTHREADS];
     struct hvx_fp16_range fp16[HTP_MAX_NTHREADS][HTP_FP16_N]; /* the HMX matmul's FP16 counts per worker, per op */
 
+    struct { /* the counts of the op being run (HTP_REQ_PERF, htp-perf.h) */
+        struct hvx_counts counts[HTP_MAX_NTHREADS];
+        uint32_t jobs[HTP_MAX_NTHREADS];
+        struct vdsp_dma_stats dma0[HTP_MAX_NTHREADS]; /* each queue's stats at the op's start */
+    } perf;
+
     struct htp_mapping maps[HTP_MAX_MAPPINGS];
     uint32_t n_maps;
     uint32_t n_mapped, n_unmapped, n_defrags; /* this request's (htp_rsp) */

@@ -11,6 +11,8 @@
  *   struct htp_op_prof    [n_ops]       written by the NPU: per-op time
  *   struct htp_op_rsp     [n_ops]       written by the NPU for every op it ran: matmul path, FP16 range
  *   struct htp_trace_evt  [n_threads][n_trace]   written by the NPU when tracing
+ *   struct htp_thread_perf[n_ops][n_threads]     written by a counting NPU library (HTP_REQ_PERF)
+ *   struct htp_perf_names                        its scope names, with them
  *
  * The response (status, failing op, message, counts) is written into struct htp_rsp inside the header.
  * Device addresses never cross: tensors are (buffer index, offset) and the NPU resolves them after mapping.
@@ -20,7 +22,7 @@
 
 #include <stdint.h>
 
-#define HTP_MSG_VERSION    7
+#define HTP_MSG_VERSION    8
 #define HTP_MAX_BUFS       16   /* distinct buffers per request (HTP_OP_MAX_BUFS) */
 #define HTP_MAX_TENSORS    8192 /* u16 indices */
 #define HTP_MAX_OPS        1024 /* ops per request (GGML_HEXAGON_OPBATCH's default) */
@@ -158,6 +160,35 @@ enum htp_trace_id {
 
 #define HTP_TRACE_STOP 0x8000u
 
+/* What one NPU thread did in one op, counted by a counting NPU library (libvnpu-htp-vNN-counted.so, the counting
+ * build of src/hvx: hvx-count.h) for the cost model (src/perf/). Threads are the op's logical threads 0..n_threads-1
+ * of the session, whatever host threads ran them. */
+#define HTP_PERF_HVX_CLASSES 11 /* enum hvx_class */
+#define HTP_PERF_HMX_OPS     3  /* enum hmx_op */
+#define HTP_PERF_SCOPES      8  /* a thread's busiest scopes in an op; the rest count under scope 0 */
+#define HTP_PERF_MAX_SCOPES  64 /* HVX_MAX_SCOPES: names a request reports */
+#define HTP_PERF_NAME_LEN    48
+
+struct htp_thread_perf {
+    uint32_t hvx[HTP_PERF_HVX_CLASSES];    /* HVX instructions executed, by class */
+    uint32_t hmx[HTP_PERF_HMX_OPS];        /* HMX tile operations, by op */
+    uint8_t scope_id[HTP_PERF_SCOPES];     /* scopes (htp_perf_names) of scope_n[]; 0 = "other" */
+    uint32_t scope_n[HTP_PERF_SCOPES];     /* HVX instructions executed in each */
+    uint32_t scope_trips[HTP_PERF_SCOPES]; /* iterations of each one's hot loop (HVX_SCOPE_TRIP; 0: not counted) */
+    uint32_t dma_desc;                     /* DMA descriptors pushed */
+    uint32_t jobs;                         /* worker jobs the thread ran (0: it had no work in the op) */
+    uint64_t dma_to_vtcm;                  /* bytes its DMA queue moved from DDR into VTCM */
+    uint64_t dma_to_ddr;                   /* from VTCM into DDR */
+    uint64_t dma_vtcm_to_vtcm;             /* within VTCM */
+};
+
+/* The names of the scopes the counting library registered (hvx_scope_name), written with the counts. */
+struct htp_perf_names {
+    uint32_t n;
+    uint32_t pad;
+    char name[HTP_PERF_MAX_SCOPES][HTP_PERF_NAME_LEN];
+};
+
 /* The path a MUL_MAT or MUL_MAT_ID op took (htp_op_rsp.mm_path); NONE for the other ops. */
 enum htp_rsp_path {
     HTP_RSP_PATH_NONE = 0,
@@ -222,6 +253,8 @@ struct htp_rsp {
 /* The request is one partition (mdev_idx of mdev_count) run alone, its peers one after another on this or other
  * sessions (the host's htp_mdev_run: tests and the line-ownership checker): no fences, no barriers, no flush. */
 #define HTP_REQ_MDEV_ALONE       128u
+/* Fill the htp_thread_perf area and the scope names (a counting NPU library; any other answers NO_SUPPORT). */
+#define HTP_REQ_PERF             256u
 
 #define HTP_NO_FENCE 0xFFFFFFFFu /* fence_bi of a request with mdev_count 1 */
 
@@ -246,6 +279,9 @@ struct htp_req {
     uint32_t fence_timeout_us;
     uint32_t off_bufs, off_tensors, off_ops, off_prof, off_trace; /* byte offsets from the block start */
     uint32_t off_op_rsp;                                          /* struct htp_op_rsp[n_ops], always written */
+    uint32_t off_perf, off_perf_names; /* HTP_REQ_PERF: htp_thread_perf[n_ops][n_perf_threads], htp_perf_names */
+    uint32_t n_perf_threads;           /* threads per op in the perf area: the session's n_threads */
+    uint32_t pad_perf;
     struct htp_rsp rsp;
 };
 

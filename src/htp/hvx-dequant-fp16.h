@@ -101,6 +101,7 @@ static inline void hvx_fp16_wtile_q8_0(const uint8_t *t, const uint8_t *sb, uint
 #define HVX_FP16_WTILE(NAME, WSTEP, FAMILY)                                                                      \
     static inline void hvx_fp16_wtile_##NAME(const uint8_t *t, const uint8_t *sb, uint32_t stride, uint8_t *dst, \
                                              struct hvx_fp16_range *range) {                                     \
+        HVX_SCOPE();                                                                                             \
         struct hvx_mm_wstep ws;                                                                                  \
         (void) sb, (void) stride;                                                                                \
         WSTEP;                                                                                                   \

@@ -195,8 +195,10 @@ typedef void (*hvx_mm_qdot_32x2_fn)(const uint8_t *w, uint32_t n_steps, uint32_t
 #define HVX_MM_QDOT(NAME, UNPACK)                                                                                 \
     static inline void hvx_mm_qdot_##NAME##_32x1(const uint8_t *restrict w, uint32_t n_steps, uint32_t step_size, \
                                                  const uint8_t *restrict a, HVX_Vector *restrict out) {           \
+        HVX_SCOPE();                                                                                              \
         HVX_Vector acc = Q6_V_vzero();                                                                            \
         for (uint32_t s = 0; s < n_steps; s++) {                                                                  \
+            HVX_SCOPE_TRIP();                                                                                     \
             HVX_Vector q[8];                                                                                      \
             const HVX_Vector ws = UNPACK(w + (size_t) s * step_size, q);                                          \
             acc = hvx_mm_qstep(acc, q, ws, a + (size_t) s * ACT_Q8_BLOCK_SIZE);                                   \
@@ -206,8 +208,10 @@ typedef void (*hvx_mm_qdot_32x2_fn)(const uint8_t *w, uint32_t n_steps, uint32_t
     static inline void hvx_mm_qdot_##NAME##_32x2(const uint8_t *restrict w, uint32_t n_steps, uint32_t step_size, \
                                                  const uint8_t *restrict a0, const uint8_t *restrict a1,          \
                                                  HVX_Vector *restrict out0, HVX_Vector *restrict out1) {          \
+        HVX_SCOPE();                                                                                              \
         HVX_Vector acc0 = Q6_V_vzero(), acc1 = Q6_V_vzero();                                                      \
         for (uint32_t s = 0; s < n_steps; s++) {                                                                  \
+            HVX_SCOPE_TRIP();                                                                                     \
             HVX_Vector q[8];                                                                                      \
             const HVX_Vector ws = UNPACK(w + (size_t) s * step_size, q);                                          \
             acc0 = hvx_mm_qstep(acc0, q, ws, a0 + (size_t) s * ACT_Q8_BLOCK_SIZE);                                \
@@ -281,8 +285,10 @@ HVX_MM_INLINE void hvx_mm_mac2(enum hvx_mm_family f, const struct hvx_mm_wstep *
 #define HVX_MM_QDOT_UNITS(NAME, UNIT_STEPS, UNIT)                                                                 \
     static inline void hvx_mm_qdot_##NAME##_32x1(const uint8_t *restrict w, uint32_t n_steps, uint32_t step_size, \
                                                  const uint8_t *restrict a, HVX_Vector *restrict out) {           \
+        HVX_SCOPE();                                                                                              \
         HVX_Vector acc = Q6_V_vzero();                                                                            \
         for (uint32_t s = 0; s < n_steps; s += (UNIT_STEPS)) {                                                    \
+            HVX_SCOPE_TRIP();                                                                                     \
             UNIT(w + (size_t) s * step_size, step_size, a + (size_t) s * ACT_Q8_BLOCK_SIZE, NULL, &acc, NULL);    \
         }                                                                                                         \
         hvx_vmem_st(out, acc);                                                                                    \
@@ -290,8 +296,10 @@ HVX_MM_INLINE void hvx_mm_mac2(enum hvx_mm_family f, const struct hvx_mm_wstep *
     static inline void hvx_mm_qdot_##NAME##_32x2(const uint8_t *restrict w, uint32_t n_steps, uint32_t step_size, \
                                                  const uint8_t *restrict a0, const uint8_t *restrict a1,          \
                                                  HVX_Vector *restrict out0, HVX_Vector *restrict out1) {          \
+        HVX_SCOPE();                                                                                              \
         HVX_Vector acc0 = Q6_V_vzero(), acc1 = Q6_V_vzero();                                                      \
         for (uint32_t s = 0; s < n_steps; s += (UNIT_STEPS)) {                                                    \
+            HVX_SCOPE_TRIP();                                                                                     \
             const size_t as = (size_t) s * ACT_Q8_BLOCK_SIZE;                                                     \
             UNIT(w + (size_t) s * step_size, step_size, a0 + as, a1 + as, &acc0, &acc1);                          \
         }                                                                                                         \

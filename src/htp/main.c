@@ -24,6 +24,7 @@
 #include "htp-dcache.h"
 #include "htp-fence.h"
 #include "htp-ops.h"
+#include "htp-perf.h"
 #include "htp-status-msg.h"
 #include "htp-tiles.h"
 #include "matmul-id-ops.h"
@@ -57,6 +58,8 @@ struct htp_batch {
     struct htp_op_prof *prof;               /* NULL unless HTP_REQ_PROFILE */
     struct htp_op_rsp *op_rsp;              /* in the block: every op's response */
     struct htp_trace_evt *trace;            /* NULL unless HTP_REQ_TRACE */
+    struct htp_thread_perf *perf;           /* NULL unless HTP_REQ_PERF: [n_ops][n_threads] */
+    struct htp_perf_names *perf_names;      /* with it */
     uint32_t devaddr[HTP_MAX_BUFS];         /* where each buffer is mapped */
     bool usable[HTP_MAX_BUFS];              /* mapped for this request (not an HTP_BUF_UNMAP entry) */
 };
@@ -127,6 +130,18 @@ static uint32_t batch_check(struct htp_ctx *ctx, uint8_t *block, uint32_t size, 
         return HTP_STATUS_INVAL_PARAMS;
     }
     const bool profile = (h->flags & HTP_REQ_PROFILE) != 0, trace = (h->flags & HTP_REQ_TRACE) != 0;
+    const bool perf = (h->flags & HTP_REQ_PERF) != 0;
+    if (perf && !htp_perf_counting()) {
+        htp_msg_str(m, "HTP_REQ_PERF: this NPU library does not count (load libvnpu-htp-vNN-counted.so)");
+        return HTP_STATUS_NO_SUPPORT;
+    }
+    if (perf && h->n_perf_threads != ctx->n_threads) {
+        htp_msg_str(m, "request layout: perf area of ");
+        htp_msg_u64(m, h->n_perf_threads, 10);
+        htp_msg_str(m, " threads per op, the session has ");
+        htp_msg_u64(m, ctx->n_threads, 10);
+        return HTP_STATUS_INVAL_PARAMS;
+    }
     const uint64_t n_evt = (uint64_t) ctx->n_threads * h->n_trace; /* trace records (two 32-bit factors) */
     if (!count_ok("n_bufs", h->n_bufs, HTP_MAX_BUFS, m) || !count_ok("n_tensors", h->n_tensors, HTP_MAX_TENSORS, m) ||
         !count_ok("n_ops", h->n_ops, HTP_MAX_OPS, m) || !mdev_ok(h, m) ||
@@ -135,7 +150,10 @@ static uint32_t batch_check(struct htp_ctx *ctx, uint8_t *block, uint32_t size, 
         !area_ok("ops", h->off_ops, h->n_ops, sizeof(struct htp_op_desc), size, m) ||
         !area_ok("op response", h->off_op_rsp, h->n_ops, sizeof(struct htp_op_rsp), size, m) ||
         (profile && !area_ok("profile", h->off_prof, h->n_ops, sizeof(struct htp_op_prof), size, m)) ||
-        (trace && !area_ok("trace", h->off_trace, n_evt, sizeof(struct htp_trace_evt), size, m))) {
+        (trace && !area_ok("trace", h->off_trace, n_evt, sizeof(struct htp_trace_evt), size, m)) ||
+        (perf && !area_ok("perf", h->off_perf, (uint64_t) h->n_ops * ctx->n_threads, sizeof(struct htp_thread_perf),
+                          size, m)) ||
+        (perf && !area_ok("perf names", h->off_perf_names, 1, sizeof(struct htp_perf_names), size, m))) {
         return HTP_STATUS_INVAL_PARAMS;
     }
     if (h->n_ops > 0 && h->off_op_rsp < sizeof(struct htp_req)) { /* written after each op: the header's rsp too */
@@ -152,6 +170,8 @@ static uint32_t batch_check(struct htp_ctx *ctx, uint8_t *block, uint32_t size, 
     b->prof = profile ? (struct htp_op_prof *) (block + h->off_prof) : NULL;
     b->op_rsp = (struct htp_op_rsp *) (block + h->off_op_rsp);
     b->trace = trace ? (struct htp_trace_evt *) (block + h->off_trace) : NULL;
+    b->perf = perf ? (struct htp_thread_perf *) (block + h->off_perf) : NULL;
+    b->perf_names = perf ? (struct htp_perf_names *) (block + h->off_perf_names) : NULL;
     return HTP_STATUS_OK;
 }
 
@@ -573,6 +593,9 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
     octx.msg = m;
     octx.rsp = &rsp;
     const uint64_t c0 = vdsp_cycles(ctx->dev), t0 = vdsp_usecs(ctx->dev);
+    if (b->perf) {
+        htp_perf_op_begin(ctx);
+    }
     htp_trace_start(&ctx->trace[0], HTP_TRACE_OP, i);
     for (uint32_t t = 0; t < ctx->n_threads; t++) {
         ctx->dma[t].n_pop = 0; /* DMA spans count their pops from each op's start */
@@ -616,6 +639,9 @@ static uint32_t op_run(struct htp_ctx *ctx, const struct htp_batch *b, uint32_t 
         st = htp_fence_barrier(f, htp_fence_seq_post(f, i), st, "post-op barrier", m);
     }
     htp_trace_stop(&ctx->trace[0], HTP_TRACE_OP, i);
+    if (b->perf) {
+        htp_perf_op_end(ctx, b->perf + (size_t) i * ctx->n_threads);
+    }
     if (st == HTP_STATUS_OK) {
         m->len = 0;
         m->buf[0] = 0;
@@ -701,12 +727,14 @@ static int htp_start(struct vdsp_device *dev, uint32_t n_threads, void **npu_ctx
         ctx->dma[i].n_pop = 0;
         ctx->dma[i].full = false;
     }
-    if (work_queue_init(&ctx->wq, dev, n_threads) != 0) {
-        vdsp_log(dev, "htp: cannot start %u worker threads", n_threads - 1);
+    const uint32_t n_host = vdsp_host_threads(dev);
+    if (n_host == 0 || n_host > n_threads || work_queue_init(&ctx->wq, dev, n_threads, n_host) != 0) {
+        vdsp_log(dev, "htp: cannot run %u NPU threads on %u host threads", n_threads, n_host);
         __atomic_store_n(&htp_ctx_used[ctx - htp_ctxs], 0, __ATOMIC_RELEASE);
         return HTP_STATUS_INTERNAL_ERR;
     }
-    vdsp_log(dev, "htp: v%d library, %u threads, %u bytes of VTCM, strict DMA %s", HTP_ARCH, n_threads, ctx->vtcm_size,
+    vdsp_log(dev, "htp: v%d library%s, %u threads on %u host threads, %u bytes of VTCM, strict DMA %s", HTP_ARCH,
+             htp_perf_counting() ? " (counting)" : "", n_threads, n_host, ctx->vtcm_size,
              ctx->dma_strict ? "on" : "off");
     *npu_ctx = ctx;
     return 0;
@@ -778,6 +806,9 @@ static void htp_process(void *npu_ctx, void *block, uint32_t size) {
         }
     }
     batch_trace_end(ctx, rsp);
+    if (st == HTP_STATUS_OK && b.perf_names) {
+        htp_perf_names(b.perf_names);
+    }
     rsp->n_mapped = ctx->n_mapped;
     rsp->n_unmapped = ctx->n_unmapped;
     rsp->n_defrags = ctx->n_defrags;

@@ -43,6 +43,7 @@ static bool matmul_plan_valid(const struct htp_op_ctx *octx, const struct htp_te
 
 uint32_t matmul_run_init(struct matmul_run *r, struct htp_op_ctx *octx, const struct matmul_plan *p,
                          const struct matmul_hooks *hooks, struct matmul_layout layout) {
+    HVX_SCOPE();
     struct htp_ctx *ctx = octx->ctx;
     *r = (struct matmul_run){.octx = octx,
                              .plan = p,
@@ -198,10 +199,12 @@ static void matmul_worker_hmx(const struct matmul_run *r, const struct matmul_wo
  * loop's constants and counts would stay live across the worker's DMA calls. */
 static HEX_NOINLINE void matmul_results_range(const HVX_Vector *out, uint32_t n, uint32_t valid,
                                               struct hvx_fp16_range *range) {
+    HVX_SCOPE();
     hmx_results_range(out, n, valid, range);
 }
 
 void matmul_worker_compute(unsigned nth, unsigned ith, void *arg) {
+    HVX_SCOPE();
     const struct matmul_run *r = arg;
     struct matmul_worker wk;
     if (!matmul_worker_begin(&wk, r, nth, ith, r->jobs_per_thread, r->n_jobs)) {
@@ -289,6 +292,7 @@ static void matmul_prep_push(const struct matmul_run *r, struct dma_queue *q, ui
  * padding column is hoisted and spilled across the DMA pushes. */
 static HEX_NOINLINE void matmul_prep_pair_compute(const struct matmul_run *r, const uint8_t *v, uint32_t it,
                                                   struct hvx_fp16_range *range) {
+    HVX_SCOPE();
     uint8_t *dst = r->act + (size_t) (it / HMX_MM_PAIRS_PER_TILE) * r->wt.n_k_tiles * HMX_MM_TILE_BYTES +
                    (it % HMX_MM_PAIRS_PER_TILE) * HEX_VLEN;
     hmx_tiles_act_pair(r->hooks->pair_col(r, it, 0) != MATMUL_NO_COL ? v : NULL,

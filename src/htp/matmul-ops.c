@@ -23,6 +23,7 @@
 
 /* Unit u's results: its weight tile row at w against the chunk's columns of its group, at their dst rows of out. */
 static void matmul_compute(const struct matmul_run *r, struct matmul_unit u, const uint8_t *w, HVX_Vector *out) {
+    HVX_SCOPE();
     uint32_t ca, cb;
     matmul_job_rows(r, u.g, &ca, &cb);
     const uint32_t n = cb - ca, valid = htp_tile_valid_rows(r->src0->ne[1], u.ct), size = r->plan->act_row_size;

@@ -227,6 +227,7 @@ static inline void matmul_weights_push(const struct matmul_weights *mw, struct d
  * a0, and with a1 not NULL those against a1 too (out1): the 32x2 kernels, which share each weight load. */
 static inline void matmul_weights_dot(const struct matmul_weights *mw, const uint8_t *wt, uint32_t valid,
                                       const uint8_t *a0, const uint8_t *a1, HVX_Vector *out0, HVX_Vector *out1) {
+    HVX_SCOPE();
     const uint32_t ne00 = mw->w->ne[0];
     switch ((enum matmul_path) mw->path) {
         case MATMUL_PATH_F32:

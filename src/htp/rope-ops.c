@@ -91,6 +91,7 @@ static void rope_push_src(struct rope_thread *t, uint32_t h, const struct rope_b
  * the YaRN blend are HVX operations in ggml's order, each rounded once as the CPU's scalar f32 (the division is
  * correctly rounded, hvx-f32-vec.h), so no division runs on the scalar core. */
 static HEX_NOINLINE void rope_build_cache(struct rope_thread *t, int32_t p) {
+    HVX_SCOPE();
     const struct rope_kparams *kp = t->c->kp;
     const uint32_t half = kp->n_dims / 2, nvec = (half + HVX_F32_PER_VEC - 1) / HVX_F32_PER_VEC;
     const bool has_freq = t->c->freq != NULL, yarn = kp->ext_factor != 0.0f;
@@ -161,6 +162,7 @@ static inline HVX_Vector rope_partner(const struct rope_thread *t, const float *
 
 /* Rotate the n rows at src into dst (row_stride apart). */
 static HEX_NOINLINE void rope_compute(const struct rope_thread *t, uint8_t *dst, const uint8_t *src, uint32_t n) {
+    HVX_SCOPE();
     const struct rope_ctx *c = t->c;
     const uint32_t n_dims = c->kp->n_dims, nvec = c->l.row_stride / HEX_VLEN;
     const uint32_t nvec_rot = (n_dims + HVX_F32_PER_VEC - 1) / HVX_F32_PER_VEC;
@@ -249,6 +251,7 @@ static void rope_epilogue(struct rope_thread *t) {
 }
 
 static void rope_worker(unsigned nth, unsigned ith, void *arg) {
+    HVX_SCOPE();
     const struct rope_ctx *c = arg;
     struct htp_ctx *ctx = c->octx->ctx;
     uint32_t first, end;

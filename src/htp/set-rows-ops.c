@@ -66,6 +66,7 @@ static void set_rows_push_write(const struct copy_stream *s, struct dma_queue *q
 
 static void set_rows_compute_f16(const struct copy_stream *s, const struct copy_task *t, const uint8_t *in,
                                  uint8_t *out, uint8_t *scratch) {
+    HVX_SCOPE();
     (void) s, (void) scratch;
     hvx_f32_to_f16_aa(out, in, t->n);
 }

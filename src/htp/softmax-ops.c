@@ -156,6 +156,7 @@ static HVX_Vector softmax_row_logits(const struct softmax_ctx *c, HVX_Vector *re
 /* Rows r of the block: x at src, mask rows at mask (NULL without), results to dst. */
 static HEX_NOINLINE void softmax_compute(const struct softmax_ctx *c, uint8_t *dst, const uint8_t *src,
                                          const uint8_t *mask, const struct softmax_block *b) {
+    HVX_SCOPE();
     const uint32_t nvec = c->l.row_stride / HEX_VLEN;
     const HVX_Vector neg_inf = Q6_V_vsplat_R(SOFTMAX_NEG_INF);
     for (uint32_t r = 0; r < b->n; r++) {

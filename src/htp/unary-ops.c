@@ -56,6 +56,7 @@ static HVX_Vector hvx_abs_max_bits_f32_a(const HVX_Vector *restrict x, uint32_t 
 
 /* 1 / sqrt(sum(x^2) * inv_n + eps) in every lane for the n floats at x (128-byte aligned, junk tail lanes). */
 static HVX_Vector hvx_rms_scale_f32_a(const HVX_Vector *restrict x, uint32_t n, float inv_n, float eps) {
+    HVX_SCOPE();
     const HVX_Vector one = hvx_vec_splat_f32(1.0f), v_inv_n = hvx_vec_splat_f32(inv_n), v_eps = hvx_vec_splat_f32(eps);
     const HVX_Vector sum = hvx_sum_sq_f32_a(x, n, one, false);
     const float sum0 = hvx_lane0_f32(sum);
@@ -84,6 +85,7 @@ static HVX_Vector hvx_rms_scale_f32_a(const HVX_Vector *restrict x, uint32_t n, 
 
 static void unary_compute_rms_norm(const struct row_stream *s, uint8_t *const dst[2], const uint8_t *src0,
                                    const uint8_t *src1, uint32_t src1_stride, uint32_t nrows) {
+    HVX_SCOPE();
     const struct unary_kparams *kp = s->params;
     const uint32_t ne0 = s->dst[0]->ne[0], stride = s->layout.row_stride, nvec = stride / HEX_VLEN;
     (void) src1, (void) src1_stride;
@@ -99,6 +101,7 @@ static void unary_compute_rms_norm(const struct row_stream *s, uint8_t *const ds
 
 static void unary_compute_rms_norm_mul(const struct row_stream *s, uint8_t *const dst[2], const uint8_t *src0,
                                        const uint8_t *src1, uint32_t src1_stride, uint32_t nrows) {
+    HVX_SCOPE();
     const struct unary_kparams *kp = s->params;
     const uint32_t ne0 = s->dst[0]->ne[0], stride = s->layout.row_stride, nvec = stride / HEX_VLEN;
     for (uint32_t r = 0; r < nrows; r++) {
@@ -117,6 +120,7 @@ static void unary_compute_rms_norm_mul(const struct row_stream *s, uint8_t *cons
 
 static void unary_compute_scale(const struct row_stream *s, uint8_t *const dst[2], const uint8_t *src0,
                                 const uint8_t *src1, uint32_t src1_stride, uint32_t nrows) {
+    HVX_SCOPE();
     const struct unary_kparams *kp = s->params;
     const uint32_t stride = s->layout.row_stride, nvec = stride / HEX_VLEN;
     const HVX_Vector scale = hvx_vec_splat_f32(kp->scale), bias = hvx_vec_splat_f32(kp->bias);

@@ -25,9 +25,24 @@ static void work_queue_call_job(void *arg) {
 /* Job ith of the current job, holding an HVX context, guarded; a fault is recorded (first one wins). */
 static void work_queue_job(struct work_queue *q, uint32_t ith) {
     struct work_queue_call c = {q, ith};
+#ifdef VNPU_HVX_COUNT
+    struct hvx_counts outer, job;
+    if (q->counts) { /* the job's own counts, whatever this host thread ran before */
+        hvx_counts_read(&outer);
+        hvx_counts_reset();
+    }
+#endif
     vdsp_hvx_lock(q->dev);
     const enum vdsp_fault f = vdsp_call_guarded(q->dev, work_queue_call_job, &c);
     vdsp_hvx_unlock(q->dev);
+#ifdef VNPU_HVX_COUNT
+    if (q->counts) {
+        hvx_counts_read(&job);
+        hvx_counts_add(&q->counts[ith], &job);
+        q->jobs[ith]++;
+        hvx_counts_tls = outer;
+    }
+#endif
     if (f != VDSP_FAULT_NONE) {
         uint32_t none = VDSP_FAULT_NONE;
         __atomic_compare_exchange_n(&q->fault, &none, (uint32_t) f, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
@@ -48,8 +63,15 @@ static uint32_t work_queue_wait_change(volatile uint32_t *word, uint32_t value) 
     return now;
 }
 
-/* A worker thread: every job is acknowledged by every worker (so none can miss one), run by those with
- * ith < n. */
+/* Host thread h's jobs of the current run: h, h + n_host, ... below n. */
+static void work_queue_jobs(struct work_queue *q, uint32_t h) {
+    for (uint32_t ith = h; ith < q->n; ith += q->n_host) {
+        work_queue_job(q, ith);
+    }
+}
+
+/* A worker thread: every run is acknowledged by every worker (so none can miss one), its jobs run by those with
+ * jobs in it. */
 static void work_queue_thread(void *arg) {
     struct work_queue_worker *w = arg;
     struct work_queue *q = w->q;
@@ -59,9 +81,7 @@ static void work_queue_thread(void *arg) {
         if (__atomic_load_n(&q->stop, __ATOMIC_ACQUIRE)) {
             return;
         }
-        if (w->ith < q->n) {
-            work_queue_job(q, w->ith);
-        }
+        work_queue_jobs(q, w->ith);
         if (__atomic_sub_fetch(&q->pending, 1, __ATOMIC_ACQ_REL) == 0) {
             vdsp_futex_wake(&q->pending, 1);
         }
@@ -70,9 +90,9 @@ static void work_queue_thread(void *arg) {
 
 /* Publish a job (or the stop request) to every worker. */
 static void work_queue_publish(struct work_queue *q) {
-    __atomic_store_n(&q->pending, q->n_threads - 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&q->pending, q->n_host - 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&q->seq, 1, __ATOMIC_RELEASE);
-    vdsp_futex_wake(&q->seq, q->n_threads - 1);
+    vdsp_futex_wake(&q->seq, q->n_host - 1);
 }
 
 static void work_queue_wait_all(struct work_queue *q) {
@@ -82,14 +102,17 @@ static void work_queue_wait_all(struct work_queue *q) {
     }
 }
 
-int work_queue_init(struct work_queue *q, struct vdsp_device *dev, uint32_t n_threads) {
+int work_queue_init(struct work_queue *q, struct vdsp_device *dev, uint32_t n_threads, uint32_t n_host) {
     q->dev = dev;
-    q->n_threads = 1;
+    q->n_threads = n_threads;
+    q->n_host = 1;
     q->seq = 0;
     q->stop = 0;
     q->fault = VDSP_FAULT_NONE;
     q->n = 0;
-    for (uint32_t i = 1; i < n_threads; i++) {
+    q->counts = NULL;
+    q->jobs = NULL;
+    for (uint32_t i = 1; i < n_host; i++) {
         struct work_queue_worker *w = &q->workers[i];
         w->q = q;
         w->ith = i;
@@ -98,7 +121,7 @@ int work_queue_init(struct work_queue *q, struct vdsp_device *dev, uint32_t n_th
             work_queue_free(q);
             return rc;
         }
-        q->n_threads = i + 1;
+        q->n_host = i + 1;
     }
     return 0;
 }
@@ -109,24 +132,24 @@ enum vdsp_fault work_queue_run(struct work_queue *q, work_queue_fn fn, void *dat
     q->data = data;
     q->n = n;
     __atomic_store_n(&q->fault, VDSP_FAULT_NONE, __ATOMIC_RELAXED);
-    if (n <= 1) {
-        work_queue_job(q, 0);
+    if (n <= 1 || q->n_host == 1) {
+        work_queue_jobs(q, 0);
     } else {
         work_queue_publish(q);
-        work_queue_job(q, 0);
+        work_queue_jobs(q, 0);
         work_queue_wait_all(q);
     }
     return (enum vdsp_fault) __atomic_load_n(&q->fault, __ATOMIC_ACQUIRE);
 }
 
 void work_queue_free(struct work_queue *q) {
-    if (q->n_threads > 1) {
+    if (q->n_host > 1) {
         q->n = 0;
         __atomic_store_n(&q->stop, 1, __ATOMIC_RELEASE);
         work_queue_publish(q);
-        for (uint32_t i = 1; i < q->n_threads; i++) {
+        for (uint32_t i = 1; i < q->n_host; i++) {
             vdsp_thread_join(q->dev, q->workers[i].thread_id);
         }
     }
-    q->n_threads = 1;
+    q->n_host = 1;
 }

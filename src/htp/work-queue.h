@@ -1,7 +1,9 @@
 /*
  * The NPU worker pool (the seed's work-queue.h): work_queue_run(q, fn, data, n) runs fn(n, i, data) for
- * i = 0..n-1 on n threads and returns when all are done. Thread 0 is the caller (the session's main
- * thread); threads 1..n_threads-1 are platform threads parked on a futex between jobs.
+ * i = 0..n-1 and returns when all are done. The pool has n_threads NPU threads, run by n_host host threads
+ * (vdsp_host_threads: as many, unless a cost-model session runs a target's threads on fewer): host thread h runs
+ * jobs h, h + n_host, ... one after another. Host thread 0 is the caller (the session's main thread); the others
+ * are platform threads parked on a futex between jobs.
  *
  * Each job runs holding an HVX context (vdsp_hvx_lock: with more workers than contexts they take turns,
  * as on the hardware) and under the platform's fault guard, so a bad address in any worker ends that
@@ -12,6 +14,7 @@
 #define VNPU_WORK_QUEUE_H
 
 #include "htp-msg.h"
+#include "hvx-count.h"
 #include "vdsp-device.h"
 
 #include <stdint.h>
@@ -28,8 +31,12 @@ struct work_queue_worker {
 
 struct work_queue {
     struct vdsp_device *dev;
-    uint32_t n_threads; /* caller included */
+    uint32_t n_threads; /* NPU threads: jobs a run may have */
+    uint32_t n_host;    /* host threads, caller included, 1..n_threads */
     struct work_queue_worker workers[HTP_MAX_NTHREADS];
+    /* Counting build: when set, each job's counts (hvx-count.h) are added to counts[ith] and jobs[ith] counted. */
+    struct hvx_counts *counts;
+    uint32_t *jobs;
 
     /* The job being run; written by the caller before seq is bumped. */
     work_queue_fn fn;
@@ -42,11 +49,11 @@ struct work_queue {
     volatile uint32_t stop;    /* set with the last seq bump: workers exit */
 };
 
-/* Start n_threads - 1 worker threads (n_threads 1..HTP_MAX_NTHREADS) on dev. 0 on success, else the
- * platform's error (threads already started are stopped). */
-int work_queue_init(struct work_queue *q, struct vdsp_device *dev, uint32_t n_threads);
+/* A pool of n_threads NPU threads (1..HTP_MAX_NTHREADS) on n_host host threads (1..n_threads): starts n_host - 1
+ * platform threads on dev. 0 on success, else the platform's error (threads already started are stopped). */
+int work_queue_init(struct work_queue *q, struct vdsp_device *dev, uint32_t n_threads, uint32_t n_host);
 
-/* Run fn(n, i, data) for i in 0..n-1 (n is capped at the pool size; n <= 1 runs inline). Returns
+/* Run fn(n, i, data) for i in 0..n-1 (n is capped at n_threads; n <= 1 runs inline). Returns
  * VDSP_FAULT_NONE, or the first fault a job hit (its text: vdsp_fault_text). */
 enum vdsp_fault work_queue_run(struct work_queue *q, work_queue_fn fn, void *data, uint32_t n);
 

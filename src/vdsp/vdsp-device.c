@@ -29,6 +29,7 @@ enum vnpu_status vdsp_device_open(const struct vdsp_device_params *params, struc
     dev->id = params->id;
     snprintf(dev->name, sizeof(dev->name), "HTP%u", params->id);
     dev->dma_strict = params->dma_strict;
+    dev->n_host_threads = params->n_host_threads ? params->n_host_threads : params->n_threads;
     uint32_t verbose = 0; /* a bad value: the HTP configuration reports it (htp-config.c) */
     vnpu_env_uint("VNPU_VERBOSE", 0, 2, 0, &verbose, NULL, 0);
     dev->verbose = (int) verbose;
@@ -99,6 +100,10 @@ size_t vdsp_vtcm_size(struct vdsp_device *dev) {
 
 bool vdsp_dma_strict(struct vdsp_device *dev) {
     return dev->dma_strict;
+}
+
+uint32_t vdsp_host_threads(struct vdsp_device *dev) {
+    return dev->n_host_threads;
 }
 
 /* Nanoseconds since the device opened (CLOCK_MONOTONIC_RAW: not slewed by NTP, so cycle deltas stay true

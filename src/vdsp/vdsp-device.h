@@ -141,9 +141,15 @@ struct vdsp_dma_pair vdsp_dma_pop(struct vdsp_dma_queue *q);
 
 uint32_t vdsp_dma_depth(const struct vdsp_dma_queue *q); /* descriptors pushed and not yet popped */
 
-/* Bytes the queue has moved since the session opened, by destination: into VTCM (from DDR or VTCM) and
- * into DDR; counted at push, dummies count nothing. The cost model's DMA traffic per thread. */
-void vdsp_dma_bytes(const struct vdsp_dma_queue *q, uint64_t *to_vtcm, uint64_t *to_ddr);
+/* What a queue has moved since the session opened, counted at push (a dummy counts as a descriptor, no bytes): the
+ * cost model's DMA traffic per thread. */
+struct vdsp_dma_stats {
+    uint64_t ddr_to_vtcm;  /* bytes */
+    uint64_t vtcm_to_ddr;  /* bytes */
+    uint64_t vtcm_to_vtcm; /* bytes */
+    uint64_t descs;        /* descriptors pushed */
+};
+void vdsp_dma_stats(const struct vdsp_dma_queue *q, struct vdsp_dma_stats *out);
 
 #define VDSP_DMA_DEPTH 256
 
@@ -162,5 +168,10 @@ void vdsp_log(struct vdsp_device *dev, const char *fmt, ...) __attribute__((form
 /* Whether the session runs DMA in strict mode (VNPU_DMA_STRICT): the dispatcher then checks queues are
  * drained after each op. */
 bool vdsp_dma_strict(struct vdsp_device *dev);
+
+/* Host threads the library may run its n_threads workers on (1..n_threads given to start()): its work queue runs
+ * the workers' jobs on that many threads, each a job after another, so that the jobs of an op (and what a counting
+ * build counts of each) are the same whatever the host's thread count. */
+uint32_t vdsp_host_threads(struct vdsp_device *dev);
 
 #endif /* VNPU_VDSP_DEVICE_H */

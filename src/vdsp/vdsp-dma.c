@@ -206,16 +206,20 @@ bool vdsp_dma_push(struct vdsp_dma_queue *q, void *dst, const void *src, size_t 
     d->src_stride = src_stride;
     d->row_size = row_size;
     d->nrows = row_size == 0 ? 0 : nrows;
+    q->stats.descs++;
     if (d->nrows > 0) {
         const size_t bytes = (size_t) d->nrows * row_size; /* fits: dma_check bounded the extent */
         d->to_ddr = dma_check(q, d);
+        const uint8_t *vtcm = q->dev->vtcm;
         if (d->to_ddr) {
-            q->bytes_to_ddr += bytes;
+            q->stats.vtcm_to_ddr += bytes;
             if (q->dev->dma_log_on) {
                 dma_log_write(q->dev, d);
             }
+        } else if (d->src >= vtcm && d->src < vtcm + q->dev->vtcm_size) {
+            q->stats.vtcm_to_vtcm += bytes;
         } else {
-            q->bytes_to_vtcm += bytes;
+            q->stats.ddr_to_vtcm += bytes;
         }
         if (q->dev->dma_strict) {
             dma_poison(d);
@@ -245,9 +249,8 @@ uint32_t vdsp_dma_depth(const struct vdsp_dma_queue *q) {
     return q->push_idx - q->pop_idx;
 }
 
-void vdsp_dma_bytes(const struct vdsp_dma_queue *q, uint64_t *to_vtcm, uint64_t *to_ddr) {
-    *to_vtcm = q->bytes_to_vtcm;
-    *to_ddr = q->bytes_to_ddr;
+void vdsp_dma_stats(const struct vdsp_dma_queue *q, struct vdsp_dma_stats *out) {
+    *out = q->stats;
 }
 
 uint32_t vdsp_dma_reset(struct vdsp_dma_queue *q) {

@@ -49,8 +49,7 @@ struct vdsp_dma_queue {
     uint32_t index;    /* NPU thread index */
     uint32_t push_idx; /* free-running; depth = push_idx - pop_idx */
     uint32_t pop_idx;
-    uint64_t bytes_to_vtcm; /* bytes written into VTCM (from DDR or VTCM) */
-    uint64_t bytes_to_ddr;  /* bytes written into DDR */
+    struct vdsp_dma_stats stats; /* what it moved since the session opened (vdsp_dma_stats) */
     struct vdsp_dma_desc ring[VDSP_DMA_DEPTH];
 };
 
@@ -68,7 +67,8 @@ struct vdsp_device {
     uint32_t id;   /* session id: the N of HTP<N> */
     char name[16]; /* "HTP<N>" */
     bool dma_strict;
-    int verbose; /* VNPU_VERBOSE */
+    uint32_t n_host_threads; /* vdsp_host_threads */
+    int verbose;             /* VNPU_VERBOSE */
 
     /* window: device address a is at window + a */
     uint8_t *window;
@@ -110,9 +110,10 @@ struct vdsp_device {
 
 struct vdsp_device_params {
     const struct vdsp_target *target;
-    uint32_t id;        /* session id (names, messages) */
-    uint32_t n_threads; /* DMA queues to make: one per NPU thread, 1..HTP_MAX_NTHREADS */
-    size_t window_size; /* bytes, a multiple of the page size, 1 MiB .. 4 GiB */
+    uint32_t id;             /* session id (names, messages) */
+    uint32_t n_threads;      /* DMA queues to make: one per NPU thread, 1..HTP_MAX_NTHREADS */
+    uint32_t n_host_threads; /* host threads the NPU library runs its n_threads on, 1..n_threads */
+    size_t window_size;      /* bytes, a multiple of the page size, 1 MiB .. 4 GiB */
     bool dma_strict;
 };
 
@@ -179,7 +180,7 @@ uint32_t vdsp_threads_alive(struct vdsp_device *dev);
 /* ---- sessions (vdsp-session.c) ---- */
 
 /* Where a session of arch loads its NPU library from: VNPU_HTP_LIB_DIR/libvnpu-htp-v<arch>.so, else the
- * same name next to libvnpu-vdsp.so. */
-void vdsp_htp_lib_path(enum vdsp_arch arch, char *path, size_t size);
+ * same name next to libvnpu-vdsp.so; counted: the counting build's, libvnpu-htp-v<arch>-counted.so. */
+void vdsp_htp_lib_path(enum vdsp_arch arch, bool counted, char *path, size_t size);
 
 #endif /* VNPU_VDSP_IMPL_H */

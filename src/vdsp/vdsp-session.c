@@ -75,29 +75,34 @@ static enum vnpu_status env_strict(uint32_t id, bool *strict) {
     return VNPU_STATUS_OK;
 }
 
-void vdsp_htp_lib_path(enum vdsp_arch arch, char *path, size_t size) {
+void vdsp_npu_file_path(const char *name, char *path, size_t size) {
     const char *dir = getenv("VNPU_HTP_LIB_DIR");
     if (dir && *dir) {
-        snprintf(path, size, "%s/libvnpu-htp-v%u.so", dir, (unsigned) arch);
+        snprintf(path, size, "%s/%s", dir, name);
         return;
     }
     Dl_info info;
     const char *slash = NULL;
-    if (dladdr((void *) vdsp_htp_lib_path, &info) && info.dli_fname) {
+    if (dladdr((void *) vdsp_npu_file_path, &info) && info.dli_fname) {
         slash = strrchr(info.dli_fname, '/');
     }
     if (slash) {
-        snprintf(path, size, "%.*s/libvnpu-htp-v%u.so", (int) (slash - info.dli_fname), info.dli_fname,
-                 (unsigned) arch);
+        snprintf(path, size, "%.*s/%s", (int) (slash - info.dli_fname), info.dli_fname, name);
     } else {
-        snprintf(path, size, "libvnpu-htp-v%u.so", (unsigned) arch); /* then the loader's search path */
+        snprintf(path, size, "%s", name); /* then the loader's search path */
     }
 }
 
-static enum vnpu_status session_load(struct vdsp_session *s, enum vdsp_arch arch) {
+void vdsp_htp_lib_path(enum vdsp_arch arch, bool counted, char *path, size_t size) {
+    char name[64];
+    snprintf(name, sizeof(name), "libvnpu-htp-v%u%s.so", (unsigned) arch, counted ? "-counted" : "");
+    vdsp_npu_file_path(name, path, size);
+}
+
+static enum vnpu_status session_load(struct vdsp_session *s, enum vdsp_arch arch, bool counted) {
     const char *name = s->dev->name;
     char path[PATH_MAX];
-    vdsp_htp_lib_path(arch, path, sizeof(path));
+    vdsp_htp_lib_path(arch, counted, path, sizeof(path));
     s->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!s->lib) {
         vnpu_log_error("%s: cannot load the NPU library %s (VNPU_HTP_LIB_DIR sets its directory): %s", name, path,
@@ -232,9 +237,16 @@ enum vnpu_status vdsp_session_open(const struct vdsp_session_params *params, str
         vnpu_log_error("HTP%u: %u NPU threads, expected 1..%d", id, params->n_threads, HTP_MAX_NTHREADS);
         return VNPU_STATUS_BAD_ARG;
     }
+    if (params->n_host_threads > params->n_threads) {
+        vnpu_log_error("HTP%u: %u host threads for %u NPU threads, expected at most as many", id,
+                       params->n_host_threads, params->n_threads);
+        return VNPU_STATUS_BAD_ARG;
+    }
     struct vdsp_device_params dp = {.target = &target,
                                     .id = id,
                                     .n_threads = params->n_threads,
+                                    .n_host_threads =
+                                        params->n_host_threads ? params->n_host_threads : params->n_threads,
                                     .window_size = target.window_size,
                                     .dma_strict = params->dma_strict};
     enum vnpu_status st = env_window(&dp.window_size);
@@ -260,7 +272,7 @@ enum vnpu_status vdsp_session_open(const struct vdsp_session_params *params, str
     pthread_cond_init(&s->done, NULL);
     st = vdsp_device_open(&dp, &s->dev);
     if (st == VNPU_STATUS_OK) {
-        st = session_load(s, params->arch);
+        st = session_load(s, params->arch, params->counted);
     }
     if (st == VNPU_STATUS_OK) {
         struct start_call c = {.s = s, .n_threads = params->n_threads};

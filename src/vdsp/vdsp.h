@@ -33,7 +33,8 @@ struct vdsp_buffer {
 enum vnpu_status vdsp_buffer_alloc(size_t size, const char *name, struct vdsp_buffer **out);
 void vdsp_buffer_free(struct vdsp_buffer *buf); /* NULL is a no-op; sessions must have unmapped it */
 
-/* The Hexagon architectures vnpu models (seed 002 and ../shared/design/targets-and-anchors.md). */
+/* The Hexagon architectures the virtual device models: the targets of src/perf/perf-target.h that vnpu builds an
+ * NPU library for (docs/targets.md). */
 enum vdsp_arch {
     VDSP_ARCH_V73 = 73,
     VDSP_ARCH_V75 = 75,
@@ -41,31 +42,40 @@ enum vdsp_arch {
     VDSP_ARCH_V81 = 81,
 };
 
-/* What a target offers; the numbers an NPU library and the host plan with. */
+/* What a target offers; the numbers an NPU library and the host plan with (copied from the target table,
+ * src/perf/perf-target.c; sources in docs/targets.md). */
 struct vdsp_target {
     enum vdsp_arch arch;
     uint32_t n_hw_threads;   /* scalar hardware threads */
-    uint32_t n_hvx_contexts; /* 128-byte HVX contexts: v79 6, v81 8 (sources in vdsp-target.c) */
+    uint32_t n_hvx_contexts; /* 128-byte HVX contexts: v79 6, v81 8 */
     uint32_t n_hmx;          /* HMX units */
     size_t vtcm_size;        /* bytes */
     size_t window_size;      /* default session window (VNPU_WINDOW_MB overrides): v75+ 3200 MiB, v73 3000 MiB */
     size_t max_mapping;      /* bytes one mapping may take (HAP_mmap's limit): v73 2 GiB, else the 4 GiB space */
-    uint32_t clock_mhz;      /* NPU clock: vdsp_cycles counts at this rate (sources in vdsp-target.c) */
+    uint32_t clock_mhz;      /* NPU clock: vdsp_cycles counts at this rate */
 };
 
-/* The target of an arch; false for an arch vnpu does not model. */
+/* Where the file name that ships with the NPU libraries is: VNPU_HTP_LIB_DIR/name, else name next to
+ * libvnpu-vdsp.so (else name alone, for the loader's search path). */
+void vdsp_npu_file_path(const char *name, char *path, size_t size);
+
+/* The target of an arch; false for an arch vnpu builds no NPU library for (v68, v69: table rows for the cost
+ * model only) or does not know. */
 bool vdsp_target_get(enum vdsp_arch arch, struct vdsp_target *t);
 /* Parse "v79" or "79" (VNPU_ARCH's syntax); false if not a modelled arch. */
 bool vdsp_arch_parse(const char *s, enum vdsp_arch *arch);
 
 struct vdsp_session_params {
     enum vdsp_arch arch;
-    uint32_t n_threads;  /* NPU worker threads (VNPU_NHVX), 1..HTP_MAX_NTHREADS; may exceed the HVX contexts,
-                          * which then serialise */
-    size_t window_size;  /* bytes of 32-bit address window, 1 MiB .. 4 GiB, rounded up to pages; 0: VNPU_WINDOW_MB
-                          * if set, else the target's (vdsp_window_size_default) */
-    bool dma_strict;     /* poison at push, land at pop, report leaks; also on when VNPU_DMA_STRICT=1 */
-    uint32_t session_id; /* 0 for HTP0, 1 for HTP1, ...: names threads and messages */
+    uint32_t n_threads;      /* NPU worker threads (VNPU_NHVX), 1..HTP_MAX_NTHREADS; may exceed the HVX contexts,
+                              * which then serialise */
+    uint32_t n_host_threads; /* host threads that run them, 1..n_threads (0: n_threads); the cost model's sessions
+                              * run a target's n_threads on however many host threads (htp-config.h) */
+    bool counted;            /* load the counting NPU library, libvnpu-htp-vNN-counted.so (the cost model's counts) */
+    size_t window_size;      /* bytes of 32-bit address window, 1 MiB .. 4 GiB, rounded up to pages; 0: VNPU_WINDOW_MB
+                              * if set, else the target's (vdsp_window_size_default) */
+    bool dma_strict;         /* poison at push, land at pop, report leaks; also on when VNPU_DMA_STRICT=1 */
+    uint32_t session_id;     /* 0 for HTP0, 1 for HTP1, ...: names threads and messages */
 };
 
 struct vdsp_session;

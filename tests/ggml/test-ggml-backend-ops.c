@@ -193,7 +193,7 @@ static char *completion(const char *env, const char *model, const char *dev, cha
 
 /* Greedy generation of stories260K with every layer on HTP0 (-ngl 99), on the row-split group of HTP0 and HTP1 that
  * VNPU_DEVICES makes one GGML device (llama.cpp refuses a -dev its registry lacks), and on llama.cpp's CPU backend
- * alone (-dev none): the same text. */
+ * alone (-dev none): the same text; and the same again with a Q8_0 K cache and no flash attention. */
 static void test_completion_stories260K(void **state) {
     (void) state;
     const char *model = test_model_path("stories260K.gguf");
@@ -202,6 +202,13 @@ static void test_completion_stories260K(void **state) {
     assert_string_equal(htp, cpu);
     free(htp);
     htp = completion("VNPU_NDEV=2 VNPU_DEVICES='HTP0[0-1]'", model, "-dev 'HTP0[0-1]' -ngl 99", NULL);
+    assert_string_equal(htp, cpu);
+    free(htp);
+    free(cpu);
+    /* a Q8_0 K cache without flash attention: llama.cpp views each head of it, 8 elements, a quarter of a Q8_0
+     * block; supports_op refuses those views (it aborted on them) and the CPU backend takes their ops */
+    cpu = completion("", model, "-dev none -ctk q8_0 -fa off", NULL);
+    htp = completion("", model, "-dev HTP0 -ngl 99 -ctk q8_0 -fa off", NULL);
     assert_string_equal(htp, cpu);
     free(htp);
     free(cpu);

@@ -4,24 +4,31 @@
  * division helper calls of compute_divide* (their own, an inlined helper's, an out-of-line helper's), pass
  * compute_clean and compute_divide_const, honour --func, --spills, --promotions, --divisions and --allow,
  * print the annotated disassembly, inspect prebuilt objects (--objdir) as it does their sources, and exit 2 when it
- * cannot compile its input or an object is not for its --arch. Needs python3, clang and
- * llvm-objdump: skips without them, and fails under CI=true.
+ * cannot compile its input or an object is not for its --arch. --calibrate (the cost model's calibration): a known
+ * loop (tests/hvx/calib-kernel.c) gives its packets per iteration, one packet more when the kernel gets one more,
+ * a function name in two objects exits 2, and the build's lib/vnpu-calib-v69.tsv holds the MUL_MAT kernels. Needs
+ * python3, a clang that targets Hexagon and llvm-objdump: skips without them, and fails under CI=true.
  */
 #include "test-common.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TOOL    VNPU_SOURCE_DIR "/scripts/hvx-inspect.py"
 #define FIXTURE VNPU_SOURCE_DIR "/tests/hvx/inspect/kernels.c"
+#define KERNEL  VNPU_SOURCE_DIR "/tests/hvx/calib-kernel.c"
 
 static void require_tools(void **state) {
     (void) state;
     char *out = NULL;
-    const int rc = test_run(&out, NULL, "command -v python3 && command -v clang && command -v llvm-objdump");
+    const int rc = test_run(&out, NULL,
+                            "command -v python3 && command -v llvm-objdump && echo 'int x;' | clang --target=hexagon "
+                            "-mv69 -mhvx -mhvx-length=128b -x c -c - -o /dev/null");
     free(out);
-    test_require(rc == 0, "python3, clang and llvm-objdump", "install Debian's python3, clang and llvm");
+    test_require(rc == 0, "python3, a clang that targets Hexagon (--target=hexagon -mv69 -mhvx) and llvm-objdump",
+                 "install Debian's python3, clang and llvm");
 }
 
 /* Run the tool with ARGS; returns its exit status and its stdout in *out (caller frees). */
@@ -201,12 +208,149 @@ static void test_objdir(void **state) {
     free(out);
 }
 
+/* One line of a calibration file (hvx-inspect.py --calibrate). */
+struct calib {
+    int packets, hvx, depth;
+    char loop[32];
+};
+
+/* fn's line in the calibration text; false when it has none. */
+static bool calib_line(const char *text, const char *fn, struct calib *c) {
+    char key[256];
+    snprintf(key, sizeof(key), "\n%s\t", fn);
+    const char *line = strstr(text, key);
+    return line && sscanf(line + strlen(key), "%d\t%d\t%d\t%31s", &c->packets, &c->hvx, &c->depth, c->loop) == 4;
+}
+
+/* The calibration of the fixture kernel compiled with args (more hvx-inspect options) into *c; the file's text
+ * (caller frees). */
+static char *calibrate_kernel(const char *args, struct calib *c) {
+    char path[4200], cmd[8600], *out = NULL;
+    snprintf(path, sizeof(path), "%s/calib.tsv", test_tmpdir());
+    snprintf(cmd, sizeof(cmd), "--arch 69 %s --calibrate '%s' '%s'", args, path, KERNEL);
+    assert_int_equal(inspect(&out, cmd), 0);
+    assert_non_null(strstr(out, "hvx-inspect: 1 functions with HVX instructions calibrated (v69)"));
+    free(out);
+    char *text = test_read_file(path, NULL);
+    assert_non_null(text);
+    if (!calib_line(text, "calib_vadd", c)) {
+        fail_msg("no line for calib_vadd in:\n%s", text);
+    }
+    return text;
+}
+
+/* The kernel's one loop: at depth 1, its packets and HVX instructions counted; the file names the arch and the
+ * compiler, and has the header. With -DCALIB_EXTRA_PACKET the loop body has one packet more (a lone nop in the
+ * loop, as the annotated disassembly shows) and the same HVX instructions: the calibration is one more packet. */
+static void test_calibrate_kernel(void **state) {
+    require_tools(state);
+    struct calib base, extra;
+    char *text = calibrate_kernel("", &base);
+    assert_true(strncmp(text, "# Hexagon v69, ", 15) == 0);
+    assert_non_null(strstr(text, "clang version "));
+    assert_non_null(strstr(text, "\nfunction\tpackets\thvx\tdepth\tloop\n"));
+    free(text);
+    assert_true(base.packets >= 1);
+    assert_int_equal(base.hvx, 4);        /* two loads, the add and the store (unrolling disabled) */
+    assert_true(base.packets < base.hvx); /* the add shares its packet with a .cur load and the .new store */
+    assert_true(base.depth >= 1);
+    assert_true(strncmp(base.loop, "0x", 2) == 0);
+    free(calibrate_kernel("-D CALIB_EXTRA_PACKET", &extra));
+    assert_int_equal(extra.packets, base.packets + 1);
+    assert_int_equal(extra.hvx, base.hvx);
+    assert_int_equal(extra.depth, base.depth);
+    char *out = NULL;
+    assert_int_equal(inspect(&out, "--arch 69 -D CALIB_EXTRA_PACKET --disasm calib_vadd '" KERNEL "'"), 0);
+    const char *nop = strstr(out, "{   nop }");
+    assert_non_null(nop);
+    const char *line = nop;
+    while (line > out && line[-1] != '\n') {
+        line--;
+    }
+    assert_non_null(memchr(line, '|', (size_t) (nop - line))); /* the nop packet lies in the loop */
+    free(out);
+}
+
+/* A function name defined in two objects cannot be a key of the calibration: exit 2, naming both. */
+static void test_calibrate_duplicate(void **state) {
+    require_tools(state);
+    char copy[4200], *out = NULL, *err = NULL;
+    snprintf(copy, sizeof(copy), "%s/calib-copy.c", test_tmpdir());
+    size_t size = 0;
+    char *src = test_read_file(KERNEL, &size);
+    assert_non_null(src);
+    test_write_file(copy, src, size);
+    free(src);
+    const int rc = test_run(&out, &err, "python3 '%s' --arch 69 --calibrate '%s/dup.tsv' '%s' '%s'", TOOL,
+                            test_tmpdir(), KERNEL, copy);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err, "calib_vadd is defined in tests/hvx/calib-kernel.c and in "));
+    assert_non_null(strstr(err, "calib-copy.c"));
+    free(out);
+    free(err);
+}
+
+/* The build's calibration (src/htp/CMakeLists.txt, built before this test): every line well formed, one per name, and
+ * MUL_MAT's HVX code there: matmul_compute (the float kernels inlined) and the quantized dot kernels it calls through
+ * a pointer (hvx_mm_qdot_*, out of line in matmul-driver.c), each with its loop. */
+static void test_calibrate_build(void **state) {
+    require_tools(state);
+    test_require(VNPU_CALIB_FILE[0] != '\0', "the build's calibration (lib/vnpu-calib-v69.tsv)",
+                 "configure with clang, llvm-objdump and python3 (cmake's vnpu-calib line says what is missing)");
+    char *text = test_read_file(VNPU_CALIB_FILE, NULL);
+    if (!text) {
+        fail_msg("%s: missing (the target vnpu-calib writes it)", VNPU_CALIB_FILE);
+    }
+    int lines = 0, qdots = 0;
+    for (const char *p = strstr(text, "\nfunction\tpackets\thvx\tdepth\tloop\n"); p && p[1]; p = strchr(p + 1, '\n')) {
+        char name[200];
+        struct calib c;
+        if (strncmp(p + 1, "function\t", 9) == 0) {
+            continue;
+        }
+        if (sscanf(p + 1, "%199s", name) != 1 || !calib_line(p, name, &c)) {
+            fail_msg("%s: malformed line after %d: %.80s", VNPU_CALIB_FILE, lines, p + 1);
+        }
+        assert_true(c.packets >= 1 && c.hvx >= 1 && c.depth >= 0);
+        assert_true((c.depth == 0) == (strcmp(c.loop, "-") == 0));
+        char key[210];
+        snprintf(key, sizeof(key), "\n%s\t", name);
+        assert_ptr_equal(strstr(text, key), p); /* the first line of its name */
+        if (strncmp(name, "hvx_mm_qdot_", 12) == 0) {
+            assert_true(c.depth >= 1);
+            qdots++;
+        }
+        lines++;
+    }
+    static const char *const want[] = {
+        "matmul_compute",
+        "matmul_worker_compute",
+        "hvx_mm_qdot_q4_0_tiled_32x1",
+        "hvx_mm_qdot_q4_0_tiled_32x2",
+        "hvx_mm_qdot_q8_0_tiled_32x2",
+        "hvx_mm_qdot_q4_K_tiled_32x2",
+        "hvx_mm_qdot_q6_K_flat_32x2",
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        struct calib c;
+        if (!calib_line(text, want[i], &c) || c.depth < 1) {
+            fail_msg("%s: no line with a loop for %s", VNPU_CALIB_FILE, want[i]);
+        }
+    }
+    /* Every type's kernels (matmul-weights.h: 12 types, tiled and flat, one and two columns). */
+    assert_int_equal(qdots, 12 * 2 * 2);
+    print_message("%s: %d functions, %d quantized dot kernels\n", VNPU_CALIB_FILE, lines, qdots);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_finds_in_loop_spill), cmocka_unit_test(test_finds_promotion),
         cmocka_unit_test(test_finds_divisions),     cmocka_unit_test(test_exit_status),
         cmocka_unit_test(test_disasm_annotates),    cmocka_unit_test(test_allow),
         cmocka_unit_test(test_bad_input),           cmocka_unit_test(test_objdir),
+        cmocka_unit_test(test_calibrate_kernel),    cmocka_unit_test(test_calibrate_duplicate),
+        cmocka_unit_test(test_calibrate_build),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,10 +91,10 @@ static void test_dma_dummies(void **state) {
         assert_null(d.popped[0].src);
         assert_null(d.popped[1].dst);
         assert_ptr_equal(d.popped[1].src, (void *) (uintptr_t) 32);
-        uint64_t to_vtcm, to_ddr;
-        vdsp_dma_bytes(f.q, &to_vtcm, &to_ddr);
-        assert_int_equal(to_vtcm, 0);
-        assert_int_equal(to_ddr, 0);
+        struct vdsp_dma_stats st;
+        vdsp_dma_stats(f.q, &st);
+        assert_int_equal(st.ddr_to_vtcm + st.vtcm_to_vtcm, 0);
+        assert_int_equal(st.vtcm_to_ddr, 0);
         assert_false(vdsp_device_faulted(f.dev));
         fixture_close(&f);
     }
@@ -382,12 +382,14 @@ static void test_dma_counters(void **state) {
         vdsp_dma_pop(f.q);
     }
     assert_memory_equal(f.vtcm + 8192, f.vtcm, 64);
-    uint64_t to_vtcm, to_ddr;
-    vdsp_dma_bytes(f.q, &to_vtcm, &to_ddr);
-    assert_int_equal(to_vtcm, 364);
-    assert_int_equal(to_ddr, 100);
-    vdsp_dma_bytes(vdsp_dma_queue_get(f.dev, 0), &to_vtcm, &to_ddr);
-    assert_int_equal(to_vtcm + to_ddr, 0);
+    struct vdsp_dma_stats st;
+    vdsp_dma_stats(f.q, &st);
+    assert_int_equal(st.ddr_to_vtcm, 300);
+    assert_int_equal(st.vtcm_to_ddr, 100);
+    assert_int_equal(st.vtcm_to_vtcm, 64);
+    assert_int_equal(st.descs, 4);
+    vdsp_dma_stats(vdsp_dma_queue_get(f.dev, 0), &st);
+    assert_int_equal(st.ddr_to_vtcm + st.vtcm_to_ddr + st.vtcm_to_vtcm + st.descs, 0);
     fixture_close(&f);
 }
 

@@ -494,10 +494,12 @@ static void test_session_call_errors(void **state) {
 static void test_htp_lib_path(void **state) {
     (void) state;
     char path[4096];
-    vdsp_htp_lib_path(VDSP_ARCH_V81, path, sizeof(path));
+    vdsp_htp_lib_path(VDSP_ARCH_V81, false, path, sizeof(path));
     assert_string_equal(path, VDSP_TEST_NPU_DIR "/libvnpu-htp-v81.so");
+    vdsp_htp_lib_path(VDSP_ARCH_V81, true, path, sizeof(path));
+    assert_string_equal(path, VDSP_TEST_NPU_DIR "/libvnpu-htp-v81-counted.so");
     unsetenv("VNPU_HTP_LIB_DIR");
-    vdsp_htp_lib_path(VDSP_ARCH_V79, path, sizeof(path));
+    vdsp_htp_lib_path(VDSP_ARCH_V79, false, path, sizeof(path));
     assert_string_equal(path, VDSP_LIB_DIR "/libvnpu-htp-v79.so");
     setenv("VNPU_HTP_LIB_DIR", VDSP_TEST_NPU_DIR, 1);
 }

@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#define BENCH_MAX_REPS 1000 /* -r's limit */
+
 enum bench_model_test_kind {
     BENCH_MODEL_PP = 0,
     BENCH_MODEL_TG = 1,

@@ -302,17 +302,23 @@ bool bench_op_result_ok(const struct bench_op_result *r) {
     return r->supported && (isnan(r->check_rel) || r->check_rel <= r->check_tol) && r->det != 0;
 }
 
-void bench_op_print_header(FILE *out, const char *fmt) {
+void bench_op_print_header(FILE *out, const char *fmt, bool modelled) {
     if (strcmp(fmt, "csv") == 0) {
-        fprintf(out, "device,test,op,type,shape,d0,d1,d2,d3,d4,weights_buft,copies,threads,ops_per_rep,reps,us_median,"
-                     "us_min,us_mean,us_stdev,gflops,gbs,flops_per_op,bytes_per_op,check,check_rel_err,check_max_abs,"
-                     "check_tol,deterministic,out_hash\n");
+        fprintf(out,
+                "device,test,op,type,shape,d0,d1,d2,d3,d4,weights_buft,copies,threads,ops_per_rep,reps,us_median,"
+                "us_min,us_mean,us_stdev,gflops,gbs,flops_per_op,bytes_per_op,check,check_rel_err,check_max_abs,"
+                "check_tol,deterministic,out_hash%s\n",
+                modelled ? ",modelled_us" : "");
         return;
     }
-    fprintf(out, "| device | test | type | shape | weights | threads | ops/rep | us/op (median) | min | GFLOP/s | GB/s "
-                 "| check (rel. err) | det | out hash |\n");
-    fprintf(out, "| ------ | ---- | ---- | ----- | ------- | ------: | ------: | -------------: | --: | ------: | ---: "
-                 "| ---------------- | --- | -------- |\n");
+    fprintf(out,
+            "| device | test | type | shape | weights | threads | ops/rep | us/op (median) | min | GFLOP/s | GB/s "
+            "| check (rel. err) | det | out hash |%s\n",
+            modelled ? " modelled us/op |" : "");
+    fprintf(out,
+            "| ------ | ---- | ---- | ----- | ------- | ------: | ------: | -------------: | --: | ------: | ---: "
+            "| ---------------- | --- | -------- |%s\n",
+            modelled ? " -------------: |" : "");
 }
 
 void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char *threads, const struct bench_mm_case *c,
@@ -337,20 +343,28 @@ void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char 
     if (csv) {
         fprintf(out,
                 "%s,%s,mul_mat,%s,\"%s\",%" PRId64 ",%" PRId64 ",%" PRId64 ",0,0,%s,1,%s,%d,%d,%.4f,%.4f,%.4f,%.4f,"
-                "%.4f,%.4f,%.0f,%.0f,%s,%.3e,%.3e,%.1e,%d,%016" PRIx64 "\n",
+                "%.4f,%.4f,%.0f,%.0f,%s,%.3e,%.3e,%.1e,%d,%016" PRIx64,
                 dev, c->label, type, shape, c->k, c->m, c->n, r->buft, threads, r->per_rep, r->reps, r->us_med,
                 r->us_min, r->us_mean, r->us_sd, r->gflops, r->gbs, bench_mm_flops(c), bench_mm_bytes(c), check,
                 r->check_rel, r->check_max, r->check_tol, r->det, r->hash);
+        if (!isnan(r->modelled_us)) {
+            fprintf(out, ",%.3f", r->modelled_us);
+        }
+        fprintf(out, "\n");
         return;
     }
     char check_cell[48] = "-";
     if (checked) {
         snprintf(check_cell, sizeof(check_cell), "%s %.1e", check, r->check_rel);
     }
-    fprintf(out, "| %s | %s | %s | %s | %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %s | %s | %016" PRIx64 " |\n", dev,
+    fprintf(out, "| %s | %s | %s | %s | %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %s | %s | %016" PRIx64 " |", dev,
             c->label, type, shape, r->buft, threads, r->per_rep, r->us_med, r->us_min, r->gflops, r->gbs, check_cell,
             r->det > 0    ? "yes"
             : r->det == 0 ? "NO"
                           : "n/a",
             r->hash);
+    if (!isnan(r->modelled_us)) {
+        fprintf(out, " %.2f |", r->modelled_us);
+    }
+    fprintf(out, "\n");
 }

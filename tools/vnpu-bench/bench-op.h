@@ -71,6 +71,7 @@ struct bench_op_result {
     double check_tol;   /* the limit on check_rel */
     int det;            /* 1: output bytes identical after the first and the last run, 0: not, -1: one run only */
     uint64_t hash;      /* FNV-1a 64 of the output bytes */
+    double modelled_us; /* the cost model's time per op on the device's target (VNPU_PERF=1), else NaN */
 };
 
 /* Time case c on dev with options o into *r. Errors (logged): VNPU_STATUS_NO_MEMORY, the device's errors from
@@ -86,7 +87,7 @@ bool bench_op_result_ok(const struct bench_op_result *r);
 /* The table's header and one row in ggml_op_bench's format with a device column first (what matches and what
  * differs: the comment at the top): fmt "md" (a Markdown table) or "csv". dev names the device, threads its worker
  * count as text ("2", "nhvx 2"). */
-void bench_op_print_header(FILE *out, const char *fmt);
+void bench_op_print_header(FILE *out, const char *fmt, bool modelled);
 void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char *threads, const struct bench_mm_case *c,
                         const struct bench_op_result *r);
 

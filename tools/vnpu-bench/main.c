@@ -5,14 +5,17 @@
  *   vnpu-bench mul_mat --type q4_0 --k 2048 --m 2048 --n 1,512 -dev HTP0,CPU -t 2
  *   vnpu-bench --shapes llama-3.2-1b --type q4_0,q8_0,q4_K -dev HTP0,CPU -t 2
  *   vnpu-bench -m model.gguf -p 64 -n 16 -r 3 -dev HTP0,CPU -t 2
+ *   vnpu-bench -m model.gguf -p 128 -n 64 -dev HTP0 --arch v79,v81 --breakdown
  *
  * Op mode (bench-op.h): every type x shape x N on every device; HTP devices run with their VNPU_NHVX workers, the
  * CPU device with each -t. Model mode (bench-model.h): pp and tg tests on every device list. Times are wall
  * clock on this host: an HTP device is an emulation of HVX on the host CPU, so its numbers measure the emulation,
- * not a phone's NPU. Like the oracle's tools, vnpu-bench first samples /proc/stat for 300 ms and warns when other
+ * not a phone's NPU; --arch adds what the cost model says the tests take on Hexagon targets (bench-arch.h). Like the
+ * oracle's tools, vnpu-bench first samples /proc/stat for 300 ms and warns when other
  * processes keep CPUs busy, and reports after the run how many CPUs they used meanwhile (stderr). Exit status: 0,
  * 1 when a run failed or an op row failed its checks, 2 for bad usage.
  */
+#include "bench-arch.h"
 #include "bench-data.h"
 #include "bench-model.h"
 #include "bench-op.h"
@@ -79,6 +82,9 @@ struct args {
     struct bench_op_opts op_opts;
     uint64_t seed;
     const char *fmt;
+    struct list archs; /* model mode --arch: targets to model (n 0: none) */
+    bool breakdown;    /* model mode --breakdown */
+    bool modelled;     /* set in a --arch child that runs under VNPU_PERF=1 */
 };
 
 static void usage(FILE *out) {
@@ -106,6 +112,10 @@ static void usage(FILE *out) {
             "  -n, --n-gen N[,N..]    generation tests (default 128; 0 = none)\n"
             "  -r, --repetitions R    timed repetitions, mean +- stdev reported (default 5)\n"
             "      --no-warmup        no untimed warm-up run\n"
+            "      --arch A[,A..]     also model each test on these Hexagon targets (v73, v75, v79, v81; the cost\n"
+            "                         model, docs/targets.md): columns arch and modelled t/s beside the host's; in op\n"
+            "                         mode one target, a modelled us/op column (op mode under VNPU_PERF=1 has it too)\n"
+            "      --breakdown        with --arch: each modelled test's time per op type, share and bound\n"
             "  -sm, --split-mode M[,M..]  layer (default), row, tensor: how each device list splits the model (as\n"
             "                         vnpu-cli's -sm); every device list is run in every mode\n"
             "options:\n"
@@ -224,9 +234,13 @@ static void parse_args(int argc, char **argv, struct args *a) {
         } else if (IS("-n", "--n-gen")) {
             tg = VALUE(), model_only = true;
         } else if (IS("-r", "--repetitions")) {
-            a->reps = (int) tool_parse_int(TOOL, o, VALUE(), 1, 1000), model_only = true;
+            a->reps = (int) tool_parse_int(TOOL, o, VALUE(), 1, BENCH_MAX_REPS), model_only = true;
         } else if (strcmp(o, "--no-warmup") == 0) {
             a->warmup = false, model_only = true;
+        } else if (strcmp(o, "--arch") == 0) {
+            list_parse(&a->archs, o, VALUE());
+        } else if (strcmp(o, "--breakdown") == 0) {
+            a->breakdown = true, model_only = true;
         } else if (IS("-sm", "--split-mode")) {
             split_modes = VALUE(), model_only = true;
         } else if (IS("-dev", "--device")) {
@@ -257,6 +271,19 @@ static void parse_args(int argc, char **argv, struct args *a) {
     }
     if (strcmp(a->fmt, "md") != 0 && strcmp(a->fmt, "csv") != 0) {
         usage_error("unknown output format '%s' (md, csv)", a->fmt);
+    }
+    if (a->breakdown && a->archs.n == 0) {
+        usage_error("%s", "--breakdown needs --arch");
+    }
+    if (a->archs.n > BENCH_MAX_ARCHS) {
+        usage_error("%s", "--arch: at most 8 targets");
+    }
+    for (int i = 0; i < a->archs.n; i++) {
+        enum vdsp_arch arch;
+        if (!vdsp_arch_parse(a->archs.item[i], &arch)) {
+            usage_error("unknown --arch '%s' (v73, v75, v79, v81: the targets vnpu builds an NPU library for)",
+                        a->archs.item[i]);
+        }
     }
     list_parse(&a->types, "--type", types);
     int_list_parse(&a->ns, "--n", ns ? ns : a->shapes ? "1,512" : "1", 1, 1 << 20);
@@ -456,9 +483,19 @@ static int run_matrix(const struct args *a, enum vnpu_type type, int y, const st
         c.x = x;
         for (int ti = 0; ti < n_targets && rc == 0; ti++) {
             struct bench_op_result r;
+            struct vnpu_htp_perf perf;
+            vnpu_htp_perf_read(&perf, true);
             if (bench_mul_mat(t[ti].devs[0], &c, &a->op_opts, &r) != VNPU_STATUS_OK) {
                 rc = 1;
                 break;
+            }
+            r.modelled_us = NAN;
+            if (vnpu_htp_perf_read(&perf, true)) {
+                for (uint32_t k = 0; k < perf.n_rows; k++) {
+                    if (strcmp(perf.rows[k].op, "MUL_MAT") == 0 && perf.rows[k].count) {
+                        r.modelled_us = perf.rows[k].us / (double) perf.rows[k].count;
+                    }
+                }
             }
             bench_op_print_row(stdout, a->fmt, vnpu_device_name(t[ti].devs[0]), t[ti].threads, &c, &r);
             fflush(stdout);
@@ -481,9 +518,18 @@ static int run_ops(const struct args *a) {
             usage_error("unknown type '%s'", a->types.item[y]);
         }
     }
+    if (a->archs.n > 1) {
+        usage_error("%s", "op mode models one target at a time: give one --arch");
+    }
+    if (a->archs.n == 1) { /* before the HTP devices read their environment */
+        setenv("VNPU_ARCH", a->archs.item[0], 1);
+        setenv("VNPU_PERF", "1", 1);
+    }
     static struct target targets[MAX_TARGETS];
     int n_targets, max_threads;
     int rc = open_targets(a, targets, &n_targets, &max_threads);
+    const struct htp_config *cfg;
+    const bool modelled = htp_config_get(&cfg) == VNPU_STATUS_OK && cfg->perf;
     if (rc == 0 && a->op_opts.dump && (n_targets != 1 || a->types.n != 1 || a->ns.n != 1 || n_shapes != 1)) {
         fprintf(stderr, TOOL ": --dump needs a single case (one device, type, thread count and n)\n");
         rc = 2;
@@ -496,7 +542,7 @@ static int run_ops(const struct args *a) {
     struct load load;
     if (rc == 0) {
         load_begin(&load, max_threads);
-        bench_op_print_header(stdout, a->fmt);
+        bench_op_print_header(stdout, a->fmt, modelled);
         fflush(stdout);
     }
     bool failed = false;
@@ -519,43 +565,57 @@ static int run_ops(const struct args *a) {
     return rc == 0 && failed ? 1 : rc;
 }
 
-/* The pp and tg tests of a model on one context on devices (the column's text). */
-static int run_tests(const struct args *a, const struct vnpu_model *model, struct vnpu_context *ctx, const char *desc,
-                     const char *devices, int n_threads, double *ts) {
+/* The pp and tg tests of a model on one context on devices (the column's text), each a row into sink (r: scratch).
+ * Under VNPU_PERF (a --arch child's modelled run) each test runs once, and its row carries the modelled totals. */
+static int run_tests(const struct args *a, const struct bench_sink *sink, const struct vnpu_model *model,
+                     struct vnpu_context *ctx, const char *desc, const char *devices, int n_threads,
+                     struct bench_row *r) {
     for (int kind = 0; kind < 2; kind++) {
         const struct int_list *l = kind == 0 ? &a->pp : &a->tg;
         for (int i = 0; i < l->n; i++) {
-            const struct bench_model_test t = {kind == 0 ? BENCH_MODEL_PP : BENCH_MODEL_TG, l->v[i], a->reps,
-                                               a->warmup};
+            const struct bench_model_test t = {kind == 0 ? BENCH_MODEL_PP : BENCH_MODEL_TG, l->v[i],
+                                               sink->modelled ? 1 : a->reps, a->warmup && !sink->modelled};
             if (t.n == 0) {
                 continue;
             }
-            if (bench_model_run(model, ctx, &t, ts) != VNPU_STATUS_OK) {
+            memset(r, 0, sizeof(*r));
+            snprintf(r->desc, sizeof(r->desc), "%s", desc);
+            snprintf(r->devices, sizeof(r->devices), "%s", devices);
+            r->threads = n_threads;
+            r->t = t;
+            if (sink->modelled) {
+                vnpu_htp_perf_read(&r->perf, true);
+            }
+            if (bench_model_run(model, ctx, &t, r->ts) != VNPU_STATUS_OK) {
                 fprintf(stderr, TOOL ": %s%d failed on %s\n", kind == 0 ? "pp" : "tg", t.n, devices);
                 return 1;
             }
-            bench_model_print_row(stdout, a->fmt, desc, devices, n_threads, &t, ts);
-            fflush(stdout);
+            if (sink->modelled) {
+                if (!vnpu_htp_perf_read(&r->perf, true) || r->perf.us <= 0.0) {
+                    fprintf(stderr, TOOL ": %s%d on %s: no NPU device ran under the cost model\n",
+                            kind == 0 ? "pp" : "tg", t.n, devices);
+                    return 1;
+                }
+                r->modelled_ts = t.n / (r->perf.us * 1e-6);
+            }
+            if (bench_sink_row(sink, r) != 0) {
+                return 1;
+            }
         }
     }
     return 0;
 }
 
-static int run_model(const struct args *a) {
+/* Every device list, split mode and thread count: the tests into sink (a bench_run_fn). */
+static int run_model_tests(void *args, const struct bench_sink *sink) {
+    const struct args *a = args;
     const int max_pp = int_list_max(&a->pp), max_tg = int_list_max(&a->tg);
     const int max_tokens = max_pp > max_tg ? max_pp : max_tg;
-    if (max_tokens == 0) {
-        usage_error("%s", "no test: every -p and -n is 0");
-    }
-    double *ts = malloc((size_t) a->reps * sizeof(double));
-    if (!ts) {
+    struct bench_row *row = malloc(sizeof(*row));
+    if (!row) {
         fprintf(stderr, TOOL ": out of memory\n");
         return 1;
     }
-    struct load load;
-    load_begin(&load, int_list_max(&a->n_threads));
-    bench_model_print_header(stdout, a->fmt);
-    fflush(stdout);
     int rc = 0;
     for (int d = 0; d < a->devices.n * a->split_modes.n && rc == 0; d++) {
         const char *list = a->devices.item[d / a->split_modes.n], *sm = a->split_modes.item[d % a->split_modes.n];
@@ -593,15 +653,33 @@ static int run_model(const struct args *a) {
                 rc = 1;
                 break;
             }
-            rc = run_tests(a, model, ctx, desc, devices, cp.n_threads, ts);
+            rc = run_tests(a, sink, model, ctx, desc, devices, cp.n_threads, row);
             vnpu_context_free(ctx);
         }
         vnpu_model_free(model);
     }
+    free(row);
+    return rc;
+}
+
+static int run_model(struct args *a) {
+    if (int_list_max(&a->pp) == 0 && int_list_max(&a->tg) == 0) {
+        usage_error("%s", "no test: every -p and -n is 0");
+    }
+    struct load load;
+    load_begin(&load, int_list_max(&a->n_threads));
+    int rc;
+    if (a->archs.n > 0) {
+        rc = bench_arch_run(a->archs.item, a->archs.n, run_model_tests, a, &a->modelled, a->breakdown, stdout, a->fmt);
+    } else {
+        bench_model_print_header(stdout, a->fmt);
+        fflush(stdout);
+        const struct bench_sink sink = {.out = stdout, .fmt = a->fmt, .fd = -1, .modelled = false};
+        rc = run_model_tests(a, &sink);
+    }
     if (rc == 0) {
         load_end(&load);
     }
-    free(ts);
     return rc;
 }
 
@@ -613,5 +691,6 @@ int main(int argc, char **argv) {
     free(a.devices.copy);
     free(a.split_modes.copy);
     free(a.threads.copy);
+    free(a.archs.copy);
     return rc;
 }

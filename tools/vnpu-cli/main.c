@@ -4,10 +4,13 @@
  *   vnpu-cli -m model.gguf -p "Once upon a time" -n 40 --temp 0 [--device CPU] [--logits-out FILE]
  *
  * Runs on the NPU devices unless told otherwise (--device CPU: the reference backend). Streams the prompt and the
- * generated pieces to stdout, then prints llama.cpp-style timings to stderr.
+ * generated pieces to stdout, then prints llama.cpp-style timings to stderr; with --perf-model, then what the cost
+ * model says prompt and eval take on the NPU target (--arch, docs/targets.md).
  */
 #include "file-out.h"
+#include "htp-host.h"
 #include "tool-common.h"
+#include "vdsp.h"
 #include "vnpu.h"
 
 #include <errno.h>
@@ -26,6 +29,8 @@ struct cli_args {
     const char *prompt_file;
     const char *tokens; /* comma-separated ids */
     const char *logits_out;
+    const char *arch; /* --arch: the NPU target (VNPU_ARCH), or NULL */
+    bool perf_model;  /* --perf-model (VNPU_PERF=1) */
     int32_t n_predict;
     struct vnpu_context_params cparams;
     struct vnpu_sampler_params sparams;
@@ -75,6 +80,11 @@ static void usage(FILE *out) {
             "      --logits-out FILE    write every position's logits (oracle LLREFLG1 format)\n"
             "      --print-token-ids    print the prompt and generated token ids to stderr\n"
             "      --trace FILE         write a Perfetto trace of the NPU devices' requests (trace-event JSON)\n"
+            "      --arch A             the NPU target: v73, v75, v79 (default), v81 (as VNPU_ARCH)\n"
+            "      --perf-model         price every NPU op on the target with the cost model (as VNPU_PERF=1; the\n"
+            "                           counting NPU library, the target's HVX contexts as NPU threads) and end with\n"
+            "                           the modelled prompt and eval times (docs/targets.md); a --trace is then on\n"
+            "                           the modelled timeline\n"
             "  -h, --help               this text\n");
 }
 
@@ -162,6 +172,10 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
             a->print_ids = true;
         } else if (IS("--trace", "--trace")) {
             a->cparams.trace_path = VALUE();
+        } else if (IS("--arch", "--arch")) {
+            a->arch = VALUE();
+        } else if (IS("--perf-model", "--perf-model")) {
+            a->perf_model = true;
         } else {
             fprintf(stderr, TOOL ": unknown option '%s' (see --help)\n", o);
             exit(2);
@@ -171,6 +185,15 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
     }
     if (!a->model) {
         fprintf(stderr, TOOL ": no model given (-m FILE)\n");
+        exit(2);
+    }
+    enum vdsp_arch arch;
+    if (a->arch && !vdsp_arch_parse(a->arch, &arch)) {
+        fprintf(stderr, TOOL ": --arch '%s': expected v73, v75, v79 or v81\n", a->arch);
+        exit(2);
+    }
+    if (a->perf_model && a->cparams.devices && !strstr(a->cparams.devices, "HTP")) {
+        fprintf(stderr, TOOL ": --perf-model prices NPU ops, and --device %s has none\n", a->cparams.devices);
         exit(2);
     }
     if (!a->prompt && !a->prompt_file && !a->tokens) {
@@ -334,18 +357,34 @@ static bool logits_file_finish(struct logits_file *lf, int32_t n_vocab, const vn
     return vnpu_file_out_commit(&lf->out, lf->err) == VNPU_STATUS_OK;
 }
 
-static void print_perf(const struct vnpu_perf *p) {
-    const double pt = p->t_prompt_ms, et = p->t_eval_ms;
-    fprintf(stderr, "\n");
-    fprintf(stderr, "vnpu_perf:        load time = %10.2f ms\n", p->t_load_ms);
+/* The prompt and eval lines of llama.cpp's timings: pt and et milliseconds for p's tokens and runs. */
+static void print_eval_times(double pt, double et, const struct vnpu_perf *p) {
     fprintf(stderr,
             "vnpu_perf: prompt eval time = %10.2f ms / %5d tokens (%8.2f ms per token, %8.2f tokens per second)\n", pt,
             p->n_prompt, p->n_prompt ? pt / p->n_prompt : 0.0, pt > 0 ? 1e3 * p->n_prompt / pt : 0.0);
     fprintf(stderr,
             "vnpu_perf:        eval time = %10.2f ms / %5d runs   (%8.2f ms per token, %8.2f tokens per second)\n", et,
             p->n_eval, p->n_eval ? et / p->n_eval : 0.0, et > 0 ? 1e3 * p->n_eval / et : 0.0);
+}
+
+static void print_perf(const struct vnpu_perf *p) {
+    const double pt = p->t_prompt_ms, et = p->t_eval_ms;
+    fprintf(stderr, "\n");
+    fprintf(stderr, "vnpu_perf:        load time = %10.2f ms\n", p->t_load_ms);
+    print_eval_times(pt, et, p);
     fprintf(stderr, "vnpu_perf:       total time = %10.2f ms / %5d tokens\n", p->t_load_ms + pt + et,
             p->n_prompt + p->n_eval);
+}
+
+/* --perf-model: the modelled prompt and eval lines, as print_perf's, on the target. */
+static void print_modelled(const struct vnpu_htp_perf *prompt, const struct vnpu_htp_perf *eval,
+                           const struct vnpu_perf *p) {
+    const double pt = prompt->us * 1e-3, et = eval->us * 1e-3;
+    fprintf(stderr, "vnpu_perf: modelled on %s (%u NPU threads at %u MHz, the cost model, docs/targets.md%s):\n",
+            prompt->target[0] ? prompt->target : eval->target, prompt->n_threads ? prompt->n_threads : eval->n_threads,
+            prompt->clock_mhz ? prompt->clock_mhz : eval->clock_mhz,
+            prompt->calibrated || eval->calibrated ? "" : "; no calibration: HVX at resource bounds");
+    print_eval_times(pt, et, p);
 }
 
 static void print_ids(const char *what, const vnpu_token *ids, int32_t n) {
@@ -361,7 +400,10 @@ static int generate(struct vnpu_model *model, struct vnpu_context *ctx, struct v
                     const struct cli_args *a, struct logits_file *lf, vnpu_token *tokens, int32_t n_prompt,
                     int32_t n_cap) {
     const int32_t n_vocab = vnpu_model_n_vocab(model);
+    struct vnpu_htp_perf modelled_prompt, modelled_eval;
+    vnpu_htp_perf_read(&modelled_prompt, true); /* what loading sent, if anything */
     bool ok = vnpu_decode(ctx, tokens, NULL, n_prompt, a->logits_out != NULL) == VNPU_STATUS_OK;
+    vnpu_htp_perf_read(&modelled_prompt, true);
     for (int32_t i = 0; ok && a->logits_out && i < n_prompt; i++) {
         logits_file_row(lf, vnpu_get_logits(ctx, i), n_vocab);
     }
@@ -409,6 +451,10 @@ static int generate(struct vnpu_model *model, struct vnpu_context *ctx, struct v
     }
     const struct vnpu_perf perf = vnpu_perf_get(ctx);
     print_perf(&perf);
+    if (a->perf_model) {
+        vnpu_htp_perf_read(&modelled_eval, true);
+        print_modelled(&modelled_prompt, &modelled_eval, &perf);
+    }
     return 0;
 }
 
@@ -425,6 +471,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "seed: %llu\n", (unsigned long long) a.sparams.seed);
     }
 
+    if (a.arch) { /* the HTP devices read their environment once, at their first use below */
+        setenv("VNPU_ARCH", a.arch, 1);
+    }
+    if (a.perf_model) {
+        setenv("VNPU_PERF", "1", 1);
+    }
     char *file_text = NULL; /* read first, as the paths below: a bad one fails before the model loads */
     if (a.prompt_file) {
         if (!(file_text = read_prompt_file(a.prompt_file, &a.prompt_len))) {

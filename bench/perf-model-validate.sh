@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The cost model against published llama.cpp Hexagon figures (issue 11; sources in docs/targets.md, §"Validation"):
+#   v79 (8 Elite), Llama-3.2-1B Q4_0, HVX only: llama-bench pp128 169.4 t/s, tg64 51.5 t/s (docs/backend/snapdragon)
+#   v81 (8 Elite Gen 5), the same model, HMX: pp256 ~890 t/s, tg ~64.6 t/s (llama.cpp#22334)
+#   v79, one MUL_MAT of Q8_0 4096 x 4096 by F32 4096 x 64 on the HVX path: ~4.9 ms (llama.cpp#18139)
+# on gen_gguf's llama-3.2-1b preset (real layer shapes, a 32000-token vocabulary), whose output layer is corrected to
+# the real model's 128256 tokens: t/s = tokens / (modelled + output MUL_MAT x (128256 / 32000 - 1)), the output layer's
+# time growing with its rows (its DMA and packets both do). One vnpu-bench run per figure; prints each figure, the
+# modelled value, the ratio and the bound that dominated.
+#   MODEL (default: the preset in the oracle's cache, made by gen_gguf when missing), BUILD_DIR (default build)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+bench=$build/tools/vnpu-bench
+obin=$("$root/../shared/oracle/setup.sh" --bindir 2>/dev/null || echo "$HOME/.cache/vnpu-oracle/bin")
+model=${MODEL:-$obin/../cache/gen_gguf/llama-3.2-1b-q4_0.gguf}
+if [ ! -f "$model" ]; then
+    "$obin/gen_gguf" --preset llama-3.2-1b --type q4_0 -o "$model"
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# (The first table's model column holds commas: its fields are counted from the end.)
+# model ARCH P N PATH: the csv of vnpu-bench --arch ARCH --breakdown (VNPU_MM_PATH=PATH)
+model_run() {
+    VNPU_MM_PATH=$4 "$bench" -m "$model" -dev HTP0 -p "$2" -n "$3" -r 1 --arch "$1" --breakdown -o csv 2>"$work/err" ||
+        { cat "$work/err" >&2; exit 1; }
+}
+# figure NAME PUBLISHED CSV TEST TOKENS: the corrected modelled t/s of TEST against PUBLISHED
+figure() {
+    awk -F, -v name="$1" -v pub="$2" -v test="$4" -v n="$5" '
+        /^arch,test,op/ { ops = 1; next }
+        /^arch,test,function/ { ops = 0; next }
+        ops && $2 == test { us += $5; if ($3 == "\"MUL_MAT output\"") out = $5; if ($5 > top) { top = $5; b = $7; o = $3 } }
+        END {
+            corr = out * (128256 / 32000 - 1)
+            ts = n / ((total + corr) * 1e-6)
+            printf "%-28s published %8.1f  modelled %8.1f t/s  ratio %.2f  (output layer %.0f us -> +%.0f us; largest op %s, %s bound)\n",
+                name, pub, ts, ts / pub, out, corr, o, b
+        }' total="$(awk -F, -v test="$4" 'NR > 1 && $(NF - 6) == test { print 1e6 * $(NF - 5) / $NF; exit }' "$3")" "$3"
+}
+model_run v79 128 64 hvx >"$work/v79.csv"
+model_run v81 256 64 auto >"$work/v81.csv"
+cat "$work/v79.csv" "$work/v81.csv" >&2
+figure "v79 pp128 (HVX)" 169.4 "$work/v79.csv" pp128 128
+figure "v79 tg64 (HVX)" 51.5 "$work/v79.csv" tg64 64
+figure "v81 pp256 (HMX)" 890 "$work/v81.csv" pp256 256
+figure "v81 tg64" 64.6 "$work/v81.csv" tg64 64
+us=$("$bench" mul_mat --type q8_0 --k 4096 --m 4096 --n 64 -dev HTP0 --arch v79 --reps 1 --warmup 0 --per-rep 1 \
+    --no-check -o csv 2>/dev/null | awk -F, 'NR == 2 { print $NF }')
+awk -v us="$us" 'BEGIN { printf "%-28s published %8.1f  modelled %8.1f us  ratio %.2f\n", "v79 MUL_MAT Q8_0 4096x4096x64", 4900, us, us / 4900 }'

@@ -1,0 +1,239 @@
+/*
+ * The cost model on the host side (VNPU_PERF=1): each answered request's counts (struct htp_thread_perf, written by
+ * the counting NPU library) priced on the device's target by src/perf/perf-model.h, summed per op type.
+ */
+#include "htp-config.h"
+#include "htp-device-impl.h"
+#include "htp-ops.h"
+#include "log.h"
+#include "perf-model.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+_Static_assert(VNPU_HTP_PERF_BOUNDS == PERF_BOUND_COUNT, "vnpu_htp_perf_row.bound_us: one per enum perf_bound");
+
+struct htp_perf {
+    const struct perf_target *target;
+    struct perf_calib *calib; /* NULL: resource bounds */
+    pthread_mutex_t lock;     /* totals (a reader may be another thread than the graph's) */
+    struct vnpu_htp_perf totals;
+    struct htp_trace_model last; /* the last request priced, on the modelled timeline */
+    double last_op_us[HTP_MAX_OPS];
+};
+
+/* The modelled clock of the process: where the next request starts (devices take turns; a group's request is priced
+ * once). */
+static pthread_mutex_t perf_clock_lock = PTHREAD_MUTEX_INITIALIZER;
+static double perf_clock_us;
+
+enum vnpu_status htp_perf_open(struct htp_device *d) {
+    const struct htp_config *cfg = d->cfg;
+    if (cfg->mdev_seq > 1 || cfg->mdev_check) {
+        vnpu_log_error("%s: VNPU_PERF prices whole ops; VNPU_MDEV_SEQ and VNPU_MDEV_CHECK run partitions apart",
+                       d->name);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    const struct perf_target *t = perf_target_arch((uint32_t) cfg->arch);
+    if (!t) {
+        vnpu_log_error("%s: VNPU_PERF: no target row for v%u in src/perf/perf-target.c", d->name, (unsigned) cfg->arch);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    struct htp_perf *p = calloc(1, sizeof(*p));
+    if (!p) {
+        return VNPU_STATUS_NO_MEMORY;
+    }
+    p->target = t;
+    pthread_mutex_init(&p->lock, NULL);
+    char path[4096];
+    if (cfg->perf_calib) {
+        snprintf(path, sizeof(path), "%s", cfg->perf_calib);
+    } else {
+        vdsp_npu_file_path("vnpu-calib-v69.tsv", path, sizeof(path));
+    }
+    if (cfg->perf_calib || access(path, R_OK) == 0) {
+        const enum vnpu_status st = perf_calib_load(path, &p->calib);
+        if (st != VNPU_STATUS_OK) {
+            pthread_mutex_destroy(&p->lock);
+            free(p);
+            return st;
+        }
+    } else {
+        vnpu_log_warn("%s: cost model without a packet calibration (%s: not built, clang cannot target Hexagon): "
+                      "HVX at its resource bounds",
+                      d->name, path);
+    }
+    /* the target's threads, on the host's: VNPU_NHVX, else as many as it has cores (at most the target's) */
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const uint32_t n = t->n_hvx_contexts < HTP_MAX_NTHREADS ? t->n_hvx_contexts : HTP_MAX_NTHREADS;
+    const uint32_t host = cfg->nhvx ? cfg->nhvx : cores > 0 ? (uint32_t) cores : 1;
+    d->n_threads = n;
+    d->n_host_threads = host < n ? host : n;
+    snprintf(p->totals.target, sizeof(p->totals.target), "%s", t->name);
+    p->totals.clock_mhz = t->clock_mhz;
+    p->totals.n_threads = n;
+    p->totals.calibrated = p->calib != NULL;
+    d->perf = p;
+    return VNPU_STATUS_OK;
+}
+
+void htp_perf_close(struct htp_device *d) {
+    if (d->perf) {
+        perf_calib_free(d->perf->calib);
+        pthread_mutex_destroy(&d->perf->lock);
+        free(d->perf);
+        d->perf = NULL;
+    }
+}
+
+/* The totals' row of op (a MUL_MAT of the output layer apart), added if new; NULL when the table is full. */
+static struct vnpu_htp_perf_row *perf_row(struct vnpu_htp_perf *t, uint32_t opcode, const struct vnpu_tensor *node) {
+    char name[32];
+    const bool output = opcode == HTP_OP_MUL_MAT && node && strncmp(node->name, "result_output", 13) == 0;
+    snprintf(name, sizeof(name), "%s%s", htp_op_name(opcode), output ? " output" : "");
+    for (uint32_t i = 0; i < t->n_rows; i++) {
+        if (strcmp(t->rows[i].op, name) == 0) {
+            return &t->rows[i];
+        }
+    }
+    if (t->n_rows == VNPU_HTP_PERF_ROWS) {
+        return NULL;
+    }
+    struct vnpu_htp_perf_row *r = &t->rows[t->n_rows++];
+    memset(r, 0, sizeof(*r));
+    snprintf(r->op, sizeof(r->op), "%s", name);
+    return r;
+}
+
+/* s's row of the scope name, added if new; NULL when the table is full. */
+static struct vnpu_htp_perf_scope *perf_scope_row(struct vnpu_htp_perf *s, const char *name) {
+    for (uint32_t i = 0; i < s->n_scopes; i++) {
+        if (strcmp(s->scopes[i].name, name) == 0) {
+            return &s->scopes[i];
+        }
+    }
+    if (s->n_scopes == VNPU_HTP_PERF_SCOPES) {
+        return NULL;
+    }
+    struct vnpu_htp_perf_scope *r = &s->scopes[s->n_scopes++];
+    memset(r, 0, sizeof(*r));
+    snprintf(r->name, sizeof(r->name), "%s", name);
+    return r;
+}
+
+static void perf_scope_add(void *arg, const char *name, uint64_t hvx, uint64_t trips, double packets, bool calibrated) {
+    struct vnpu_htp_perf_scope *r = perf_scope_row(arg, name);
+    if (r) {
+        r->hvx += hvx;
+        r->trips += trips;
+        r->packets += packets;
+        r->calibrated = calibrated;
+    }
+}
+
+void htp_perf_request(struct htp_device *d, const struct htp_req *req, const struct htp_op_desc *ops,
+                      const struct vnpu_tensor *const *nodes, bool fenced) {
+    struct htp_perf *p = d->perf;
+    const uint8_t *block = (const uint8_t *) req;
+    const struct htp_thread_perf *th = (const struct htp_thread_perf *) (block + req->off_perf);
+    const struct htp_perf_names *names = (const struct htp_perf_names *) (block + req->off_perf_names);
+    pthread_mutex_lock(&p->lock);
+    struct vnpu_htp_perf *t = &p->totals;
+    double request_total = p->target->request_us;
+    t->requests++;
+    t->request_us += p->target->request_us;
+    t->us += p->target->request_us;
+    for (uint32_t i = 0; i < req->rsp.n_ops_done; i++) {
+        struct perf_op_time m;
+        perf_model_op(p->target, p->calib, th + (size_t) i * req->n_perf_threads, req->n_perf_threads, names, fenced,
+                      perf_scope_add, t, &m);
+        struct vnpu_htp_perf_row *r = perf_row(t, ops[i].opcode, nodes[i]);
+        if (r) {
+            r->count++;
+            r->us += m.us;
+            r->bound_us[m.bound] += m.us;
+            r->dma_bytes += m.dma_bytes;
+            r->packets += m.packets;
+            r->hvx += m.hvx;
+            r->hmx_tiles += m.hmx_tiles;
+        }
+        t->us += m.us;
+        t->hvx += m.hvx;
+        t->uncalibrated += m.uncalibrated;
+        p->last_op_us[i] = m.us;
+        request_total += m.us;
+    }
+    pthread_mutex_lock(&perf_clock_lock);
+    p->last = (struct htp_trace_model){.start_us = perf_clock_us,
+                                       .request_us = p->target->request_us,
+                                       .n_ops = req->rsp.n_ops_done,
+                                       .op_us = p->last_op_us};
+    perf_clock_us += request_total;
+    pthread_mutex_unlock(&perf_clock_lock);
+    pthread_mutex_unlock(&p->lock);
+}
+
+bool htp_perf_collect(struct htp_device *d, struct vnpu_htp_perf *sum, bool reset) {
+    struct htp_perf *p = d->perf;
+    if (!p) {
+        return false;
+    }
+    pthread_mutex_lock(&p->lock);
+    const struct vnpu_htp_perf *t = &p->totals;
+    if (!sum->target[0]) {
+        memcpy(sum->target, t->target, sizeof(sum->target));
+        sum->clock_mhz = t->clock_mhz;
+        sum->n_threads = t->n_threads;
+        sum->calibrated = t->calibrated;
+    }
+    sum->requests += t->requests;
+    sum->request_us += t->request_us;
+    sum->us += t->us;
+    sum->hvx += t->hvx;
+    sum->uncalibrated += t->uncalibrated;
+    for (uint32_t i = 0; i < t->n_rows; i++) {
+        const struct vnpu_htp_perf_row *r = &t->rows[i];
+        struct vnpu_htp_perf_row *s = NULL;
+        for (uint32_t k = 0; k < sum->n_rows && !s; k++) {
+            s = strcmp(sum->rows[k].op, r->op) == 0 ? &sum->rows[k] : NULL;
+        }
+        if (!s && sum->n_rows < VNPU_HTP_PERF_ROWS) {
+            s = &sum->rows[sum->n_rows++];
+            memset(s, 0, sizeof(*s));
+            memcpy(s->op, r->op, sizeof(s->op));
+        }
+        if (s) {
+            s->count += r->count;
+            s->us += r->us;
+            for (int b = 0; b < VNPU_HTP_PERF_BOUNDS; b++) {
+                s->bound_us[b] += r->bound_us[b];
+            }
+            s->dma_bytes += r->dma_bytes;
+            s->packets += r->packets;
+            s->hvx += r->hvx;
+            s->hmx_tiles += r->hmx_tiles;
+        }
+    }
+    for (uint32_t i = 0; i < t->n_scopes; i++) {
+        perf_scope_add(sum, t->scopes[i].name, t->scopes[i].hvx, t->scopes[i].trips, t->scopes[i].packets,
+                       t->scopes[i].calibrated);
+    }
+    if (reset) {
+        p->totals.requests = 0;
+        p->totals.request_us = p->totals.us = 0.0;
+        p->totals.hvx = p->totals.uncalibrated = 0;
+        p->totals.n_rows = 0;
+        p->totals.n_scopes = 0;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return true;
+}
+
+const struct htp_trace_model *htp_perf_last(const struct htp_device *d) {
+    return d->perf ? &d->perf->last : NULL;
+}
+
+const char *vnpu_htp_perf_bound(uint32_t b) {
+    return perf_bound_name((enum perf_bound) b);
+}

@@ -1,0 +1,92 @@
+/*
+ * The cost model: what an op the emulation ran would take on a target (perf-target.h), from what it counted
+ * (struct htp_thread_perf, src/htp/htp-msg.h) and the packets the Hexagon compiler made of each kernel's hot loop
+ * (the calibration, scripts/hvx-inspect.py --calibrate). docs/targets.md has the parameters and their sources.
+ *
+ * Per NPU thread of an op:
+ *   packets   = sum over its scopes of: the iterations of the scope's hot loop x its packets per iteration as
+ *               compiled, plus the scope's instructions beyond those iterations' (the loop's HVX instructions per
+ *               iteration as compiled, times the iterations) at the resource bound; a scope whose loop iterations are
+ *               not counted (no HVX_SCOPE_TRIP): its instructions x packets / HVX instructions of its hot loop; a scope
+ *               without a calibration line: its instructions at the resource bound of its thread's instruction mix
+ *               (below), as the whole thread without a calibration file;
+ *   resources = the HVX resource bound of its instructions (seed 002, §1.2.3): the most of load, store, shift,
+ *               permute (one each), multiply / 2, all resource units / 6, instructions / 4 slots;
+ *   cycles    = packets x cycles_per_packet (a thread issues at most one packet every cycles_per_packet cycles) +
+ *               DMA descriptors x dma_desc_cycles.
+ * Per op:
+ *   HVX bound = the slowest thread's cycles, or all threads' cycles over the HVX contexts when more threads had work
+ *               than the target has contexts;
+ *   DMA bound = the op's DDR bytes (both ways, all queues) over ddr_gbytes_per_s;
+ *   HMX bound = its tile operations on the session's one HMX at hmx_fp16_macs_per_cycle;
+ *   time      = the largest of the three (the kernels double-buffer: DMA and HMX overlap HVX) + op_us.
+ * A request adds request_us, an op of a row-split group two barriers of fence_us.
+ */
+#ifndef VNPU_PERF_MODEL_H
+#define VNPU_PERF_MODEL_H
+
+#include "htp-msg.h"
+#include "perf-target.h"
+#include "vnpu.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Which bound set an op's time. */
+enum perf_bound {
+    PERF_BOUND_PACKETS = 0, /* HVX packets as compiled */
+    PERF_BOUND_RESOURCES,   /* HVX resources (instructions without a calibration line dominated) */
+    PERF_BOUND_DMA,         /* DDR bandwidth */
+    PERF_BOUND_HMX,         /* the HMX */
+    PERF_BOUND_FIXED,       /* the per-op cost (no HVX, DMA or HMX work to speak of) */
+    PERF_BOUND_COUNT,
+};
+
+/* "packets", "resources", "dma", "hmx", "fixed". */
+const char *perf_bound_name(enum perf_bound b);
+
+/* A calibration file read (perf_calib_load): packets per HVX instruction of each function's hot loop. */
+struct perf_calib;
+
+/* Read the calibration at path (Interface 2 of the cost model: '#' comments, a header line "function packets hvx
+ * depth loop", then one tab-separated line per function). Errors: VNPU_STATUS_IO (cannot read), VNPU_STATUS_BAD_FILE
+ * (a malformed line: which line and why, logged), VNPU_STATUS_NO_MEMORY. */
+enum vnpu_status perf_calib_load(const char *path, struct perf_calib **out);
+void perf_calib_free(struct perf_calib *c); /* NULL is a no-op */
+
+/* Function name's packets and HVX instructions per iteration of its hot loop; false without a line for it. */
+bool perf_calib_find(const struct perf_calib *c, const char *name, uint32_t *packets, uint32_t *hvx);
+
+/* Lines read. */
+size_t perf_calib_count(const struct perf_calib *c);
+
+/* One op, modelled. Times in microseconds on the target. */
+struct perf_op_time {
+    double us;       /* the op: max(hvx_us, dma_us, hmx_us) + fixed_us */
+    double hvx_us;   /* HVX bound (descriptor set-up included) */
+    double dma_us;   /* DMA bound */
+    double hmx_us;   /* HMX bound */
+    double fixed_us; /* op_us, and the barriers of a group */
+    enum perf_bound bound;
+    uint64_t packets;      /* all threads' modelled packets */
+    uint64_t hvx;          /* all threads' HVX instructions */
+    uint64_t uncalibrated; /* of them, in scopes without a calibration line */
+    uint64_t dma_bytes;    /* DDR bytes both ways */
+    uint64_t hmx_tiles;    /* HMX tile multiply-accumulates (32x32x32 each) */
+};
+
+/* What perf_model_op reports of each scope of each thread: its name ("other" for scope 0), the HVX instructions it
+ * executed, its hot loop's iterations (0: not counted), the packets the model made of them, and whether a calibration
+ * line priced them. */
+typedef void (*perf_scope_fn)(void *arg, const char *name, uint64_t hvx, uint64_t trips, double packets,
+                              bool calibrated);
+
+/* Model one op of n_threads thread records th[] (names: the request's scope names) on t with calibration c (NULL:
+ * resource bounds only); fenced: the op ran in a row-split group (two barriers). scope (NULL: none) gets each
+ * thread's scopes. */
+void perf_model_op(const struct perf_target *t, const struct perf_calib *c, const struct htp_thread_perf *th,
+                   uint32_t n_threads, const struct htp_perf_names *names, bool fenced, perf_scope_fn scope,
+                   void *scope_arg, struct perf_op_time *out);
+
+#endif /* VNPU_PERF_MODEL_H */

@@ -1,0 +1,149 @@
+/*
+ * The cost model end to end, through vnpu-bench --arch on stories260K in Q4_0 (its MUL_MATs on the quantized dot
+ * kernels, whose hot loops count their trips):
+ *   - the modelled numbers do not depend on the host: the same run with 1 and 6 host worker threads (VNPU_NHVX), and
+ *     with two busy processes loading the host's cores, gives the same modelled t/s and the same per-op and
+ *     per-function table, to the last printed digit;
+ *   - the calibration is live: the build's calibration (the NPU sources compiled for Hexagon) with one packet more in
+ *     the hot loop of the dot kernel the model's MUL_MATs run gives that function exactly one packet more per trip of
+ *     its loop, and the MUL_MATs' modelled time grows by at most those trips' cycles (the slowest thread's share of
+ *     them), and by more than nothing.
+ */
+#include "test-common.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MODEL  "derived/stories260K-Q4_0.gguf"
+#define KERNEL "hvx_mm_qdot_q4_0_tiled_32x1" /* a single-token decode's dot kernel */
+
+/* vnpu-bench's modelled output (env: extra environment assignments): the csv from the first table's modelled_ts
+ * column on. */
+static char *modelled_run(const char *env) {
+    char *out = NULL;
+    assert_int_equal(test_run(&out, NULL,
+                              "env %s %s/vnpu-bench -m %s -dev HTP0 -p 8 -n 2 -r 1 --arch v79 --breakdown -o csv", env,
+                              test_tools_dir(), test_model_path(MODEL)),
+                     0);
+    assert_non_null(out);
+    return out;
+}
+
+/* The model's part of a run's csv: every modelled_ts (the last field of the first table's rows) and the tables
+ * after it, which hold nothing the host measured. */
+static char *model_part(const char *csv) {
+    const char *tables = strstr(csv, "\n\narch,test,op");
+    assert_non_null(tables);
+    size_t cap = strlen(csv) + 1, len = 0;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    for (const char *l = strchr(csv, '\n') + 1; l < tables; l = strchr(l, '\n') + 1) {
+        const char *end = strchr(l, '\n'), *last = end;
+        while (last > l && last[-1] != ',') {
+            last--;
+        }
+        len += (size_t) snprintf(out + len, cap - len, "%.*s\n", (int) (end - last), last);
+    }
+    snprintf(out + len, cap - len, "%s", tables);
+    return out;
+}
+
+static void test_host_independent(void **state) {
+    (void) state;
+    char *one = modelled_run("VNPU_NHVX=1"), *six = modelled_run("VNPU_NHVX=6");
+    pid_t busy[2];
+    for (int i = 0; i < 2; i++) { /* the host loaded: two processes spinning on its cores */
+        busy[i] = fork();
+        assert_true(busy[i] >= 0);
+        if (busy[i] == 0) {
+            for (;;) {
+            }
+        }
+    }
+    char *loaded = modelled_run("VNPU_NHVX=2");
+    for (int i = 0; i < 2; i++) {
+        kill(busy[i], SIGKILL);
+        waitpid(busy[i], NULL, 0);
+    }
+    char *a = model_part(one), *b = model_part(six), *c = model_part(loaded);
+    assert_non_null(strstr(a, "MUL_MAT"));
+    assert_non_null(strstr(a, KERNEL));
+    assert_string_equal(a, b);
+    assert_string_equal(a, c);
+    free(a), free(b), free(c), free(one), free(six), free(loaded);
+}
+
+/* The per-function csv row of name in a run's output: its HVX instructions, trips and packets. */
+static void scope_row(const char *csv, const char *test, const char *name, double *hvx, double *trips,
+                      double *packets) {
+    char key[128];
+    snprintf(key, sizeof(key), "v79,%s,\"%s\",", test, name);
+    const char *row = strstr(csv, key);
+    assert_non_null(row);
+    assert_int_equal(sscanf(row + strlen(key), "%lf,%lf,%lf", hvx, trips, packets), 3);
+}
+
+/* The modelled_us of op's row in the per-op table of test. */
+static double op_us(const char *csv, const char *test, const char *op) {
+    char key[128];
+    snprintf(key, sizeof(key), "v79,%s,\"%s\",", test, op);
+    const char *row = strstr(csv, key);
+    assert_non_null(row);
+    double count, us;
+    assert_int_equal(sscanf(row + strlen(key), "%lf,%lf", &count, &us), 2);
+    return us;
+}
+
+static void test_calibration_live(void **state) {
+    (void) state;
+    test_require(VNPU_CALIB_FILE[0] != '\0', "the build's calibration (lib/vnpu-calib-v69.tsv)",
+                 "configure with clang, llvm-objdump and python3 (cmake's vnpu-calib line says what is missing)");
+    char *calib = test_read_file(VNPU_CALIB_FILE, NULL);
+    assert_non_null(calib);
+    char key[64];
+    snprintf(key, sizeof(key), "\n%s\t", KERNEL);
+    char *line = strstr(calib, key);
+    assert_non_null(line);
+    unsigned packets, hvx;
+    assert_int_equal(sscanf(line + strlen(key), "%u\t%u", &packets, &hvx), 2);
+    /* the same file with the kernel's loop one packet longer */
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/calib-plus-one.tsv", test_tmpdir());
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%.*s%s\t%u\t%u\t", (int) (line + 1 - calib), calib, KERNEL, packets + 1, hvx);
+    const char *depth = strchr(strchr(line + strlen(key), '\t') + 1, '\t') + 1;
+    fprintf(f, "%s", depth);
+    fclose(f);
+
+    char env[4200];
+    snprintf(env, sizeof(env), "VNPU_PERF_CALIB=%s", VNPU_CALIB_FILE);
+    char *base = modelled_run(env);
+    snprintf(env, sizeof(env), "VNPU_PERF_CALIB=%s", path);
+    char *more = modelled_run(env);
+    double h0, t0, p0, h1, t1, p1;
+    scope_row(base, "tg2", KERNEL, &h0, &t0, &p0);
+    scope_row(more, "tg2", KERNEL, &h1, &t1, &p1);
+    assert_true(h0 == h1 && t0 == t1 && t0 > 0);
+    assert_true(p1 - p0 > t0 - 0.2 && p1 - p0 < t0 + 0.2); /* one packet more per trip (the csv has one decimal) */
+    /* the MUL_MATs: at most every trip's cycles at v79's clock and cycles per packet (its NPU threads split them), and
+     * more than nothing */
+    const double d_us = op_us(more, "tg2", "MUL_MAT") - op_us(base, "tg2", "MUL_MAT");
+    print_message("%s: %u -> %u packets per trip of %u HVX; %.0f trips; MUL_MAT +%.3f us\n", KERNEL, packets,
+                  packets + 1, hvx, t0, d_us);
+    assert_true(d_us > 0.0);
+    assert_true(d_us <= t0 * 2.0 / 1000.0); /* at most 2 cycles a packet at at least 1 GHz */
+    free(base), free(more), free(calib);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_host_independent),
+        cmocka_unit_test(test_calibration_live),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
