@@ -87,11 +87,8 @@ void htp_perf_close(struct htp_device *d) {
     }
 }
 
-/* The totals' row of op (a MUL_MAT of the output layer apart), added if new; NULL when the table is full. */
-static struct vnpu_htp_perf_row *perf_row(struct vnpu_htp_perf *t, uint32_t opcode, const struct vnpu_tensor *node) {
-    char name[32];
-    const bool output = opcode == HTP_OP_MUL_MAT && node && strncmp(node->name, "result_output", 13) == 0;
-    snprintf(name, sizeof(name), "%s%s", htp_op_name(opcode), output ? " output" : "");
+/* t's row named name, added (zeroed) if new; NULL when the table is full. */
+static struct vnpu_htp_perf_row *perf_row(struct vnpu_htp_perf *t, const char *name) {
     for (uint32_t i = 0; i < t->n_rows; i++) {
         if (strcmp(t->rows[i].op, name) == 0) {
             return &t->rows[i];
@@ -104,6 +101,19 @@ static struct vnpu_htp_perf_row *perf_row(struct vnpu_htp_perf *t, uint32_t opco
     memset(r, 0, sizeof(*r));
     snprintf(r->op, sizeof(r->op), "%s", name);
     return r;
+}
+
+/* *r += *add, field by field (its name aside). */
+static void perf_row_add(struct vnpu_htp_perf_row *r, const struct vnpu_htp_perf_row *add) {
+    r->count += add->count;
+    r->us += add->us;
+    for (int b = 0; b < VNPU_HTP_PERF_BOUNDS; b++) {
+        r->bound_us[b] += add->bound_us[b];
+    }
+    r->dma_bytes += add->dma_bytes;
+    r->packets += add->packets;
+    r->hvx += add->hvx;
+    r->hmx_tiles += add->hmx_tiles;
 }
 
 /* s's row of the scope name, added if new; NULL when the table is full. */
@@ -148,15 +158,21 @@ void htp_perf_request(struct htp_device *d, const struct htp_req *req, const str
         struct perf_op_time m;
         perf_model_op(p->target, p->calib, th + (size_t) i * req->n_perf_threads, req->n_perf_threads, names, fenced,
                       perf_scope_add, t, &m);
-        struct vnpu_htp_perf_row *r = perf_row(t, ops[i].opcode, nodes[i]);
+        /* a row per op type, the output layer's MUL_MAT (node result_output) apart */
+        const bool output =
+            ops[i].opcode == HTP_OP_MUL_MAT && nodes[i] && strncmp(nodes[i]->name, "result_output", 13) == 0;
+        char name[32];
+        snprintf(name, sizeof(name), "%s%s", htp_op_name(ops[i].opcode), output ? " output" : "");
+        struct vnpu_htp_perf_row op = {.count = 1,
+                                       .us = m.us,
+                                       .dma_bytes = m.dma_bytes,
+                                       .packets = m.packets,
+                                       .hvx = m.hvx,
+                                       .hmx_tiles = m.hmx_tiles};
+        op.bound_us[m.bound] = m.us;
+        struct vnpu_htp_perf_row *r = perf_row(t, name);
         if (r) {
-            r->count++;
-            r->us += m.us;
-            r->bound_us[m.bound] += m.us;
-            r->dma_bytes += m.dma_bytes;
-            r->packets += m.packets;
-            r->hvx += m.hvx;
-            r->hmx_tiles += m.hmx_tiles;
+            perf_row_add(r, &op);
         }
         t->us += m.us;
         t->hvx += m.hvx;
@@ -193,26 +209,9 @@ bool htp_perf_collect(struct htp_device *d, struct vnpu_htp_perf *sum, bool rese
     sum->hvx += t->hvx;
     sum->uncalibrated += t->uncalibrated;
     for (uint32_t i = 0; i < t->n_rows; i++) {
-        const struct vnpu_htp_perf_row *r = &t->rows[i];
-        struct vnpu_htp_perf_row *s = NULL;
-        for (uint32_t k = 0; k < sum->n_rows && !s; k++) {
-            s = strcmp(sum->rows[k].op, r->op) == 0 ? &sum->rows[k] : NULL;
-        }
-        if (!s && sum->n_rows < VNPU_HTP_PERF_ROWS) {
-            s = &sum->rows[sum->n_rows++];
-            memset(s, 0, sizeof(*s));
-            memcpy(s->op, r->op, sizeof(s->op));
-        }
-        if (s) {
-            s->count += r->count;
-            s->us += r->us;
-            for (int b = 0; b < VNPU_HTP_PERF_BOUNDS; b++) {
-                s->bound_us[b] += r->bound_us[b];
-            }
-            s->dma_bytes += r->dma_bytes;
-            s->packets += r->packets;
-            s->hvx += r->hvx;
-            s->hmx_tiles += r->hmx_tiles;
+        struct vnpu_htp_perf_row *r = perf_row(sum, t->rows[i].op);
+        if (r) {
+            perf_row_add(r, &t->rows[i]);
         }
     }
     for (uint32_t i = 0; i < t->n_scopes; i++) {
