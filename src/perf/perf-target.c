@@ -11,7 +11,7 @@
 #define MIB ((size_t) 1 << 20)
 
 /* What no source gives per arch, the same everywhere (docs/targets.md, "Costs"). */
-#define REQUEST_US        35.0 /* llama.cpp#18139: "call 34/35 us" on v79 (11 us once); ASSUMPTION on other arches */
+#define REQUEST_US        35.0 /* ASSUMPTION: llama.cpp#18139's "call 34/35 us", the host's side of a request on v79 */
 #define OP_US             2.0  /* derived from #18139: op total minus its timed parts, 1..4 us */
 #define FENCE_US          1.0  /* ASSUMPTION: a few uncached 128-byte line round trips */
 #define DMA_DESC_CYCLES   32   /* ASSUMPTION: ~8 descriptor words, dmlink, ring bookkeeping */
