@@ -46,12 +46,24 @@ static int sched_pick_device(struct vnpu_device **devs, int n_devs, int preferre
     return -1;
 }
 
+static vnpu_sched_observer sched_observer;
+static void *sched_observer_arg;
+
+void vnpu_sched_set_observer(vnpu_sched_observer fn, void *arg) {
+    sched_observer = fn;
+    sched_observer_arg = arg;
+}
+
 /* Hand nodes [start, end) to device dev; dev < 0 means nothing to run yet. */
 static enum vnpu_status sched_run(struct vnpu_device **devs, int dev, struct vnpu_graph *g, int start, int end) {
     if (dev < 0) {
         return VNPU_STATUS_OK;
     }
-    return devs[dev]->iface->graph_compute(devs[dev], g->nodes + start, end - start);
+    const enum vnpu_status st = devs[dev]->iface->graph_compute(devs[dev], g->nodes + start, end - start);
+    if (st == VNPU_STATUS_OK && sched_observer) {
+        sched_observer(sched_observer_arg, devs[dev], g->nodes + start, end - start);
+    }
+    return st;
 }
 
 /* The index of node's preferred device in devs, or -1 (none, or not in the list). */

@@ -60,4 +60,10 @@ void vnpu_device_free(struct vnpu_device *dev);
  * the CPU device last as the fallback. Every tensor of g must be allocated. */
 enum vnpu_status vnpu_sched_graph_compute(struct vnpu_device **devs, int n_devs, struct vnpu_graph *g);
 
+/* What the scheduler handed out, for an observer that prices it (the cost model, src/host/htp-perf.c): called after
+ * each run of nodes[0..n_nodes) that device dev computed without error, in graph order. One observer per process;
+ * fn NULL removes it. */
+typedef void (*vnpu_sched_observer)(void *arg, struct vnpu_device *dev, struct vnpu_tensor *const *nodes, int n_nodes);
+void vnpu_sched_set_observer(vnpu_sched_observer fn, void *arg);
+
 #endif /* VNPU_BACKEND_H */

@@ -149,6 +149,10 @@ void htp_perf_request(struct htp_device *d, const struct htp_req *req, const str
  * d's when reset. false when d does not run under VNPU_PERF. */
 bool htp_perf_collect(struct htp_device *d, struct vnpu_htp_perf *sum, bool reset);
 
+/* Add the CPU's ops priced since the last reset (rows "CPU <op>", while a device runs under VNPU_PERF) into *sum, then
+ * zero them when reset. */
+void htp_perf_collect_cpu(struct vnpu_htp_perf *sum, bool reset);
+
 /* Reopen d's session if a request faulted it (the caller holds d->lock). Errors: the platform's. */
 enum vnpu_status htp_device_ready(struct htp_device *d);
 

@@ -98,6 +98,9 @@ bool vnpu_htp_perf_read(struct vnpu_htp_perf *out, bool reset) {
     for (int i = 0; i < VNPU_HTP_MAX_DEVICES; i++) {
         any = (registry[i] && htp_perf_collect(registry[i], out, reset)) || any;
     }
+    if (any) {
+        htp_perf_collect_cpu(out, reset);
+    }
     pthread_mutex_unlock(&registry_lock);
     return any;
 }

@@ -118,10 +118,10 @@ bool vnpu_htp_device_is(const struct vnpu_device *dev);
 
 /* The cost model's totals of a device (VNPU_PERF=1): modelled time on its target of what it ran since the last reset,
  * per op type. */
-#define VNPU_HTP_PERF_BOUNDS 5 /* enum perf_bound: packets, resources, dma, hmx, fixed */
+#define VNPU_HTP_PERF_BOUNDS 6 /* enum perf_bound: packets, resources, dma, hmx, fixed, cpu */
 struct vnpu_htp_perf_row {
-    char op[32]; /* "MUL_MAT", "RMS_NORM_MUL", ...; the output layer's MUL_MAT (node result_output) is "MUL_MAT output"
-                  */
+    char op[32]; /* "MUL_MAT", "RMS_NORM_MUL", ...; the output layer's MUL_MAT (node result_output) is "MUL_MAT output";
+                  * an op the CPU ran is "CPU <op>" ("CPU MUL_MAT output"), priced on the SoC's CPU (bound cpu) */
     uint64_t count;                              /* ops */
     double us;                                   /* modelled microseconds */
     double bound_us[VNPU_HTP_PERF_BOUNDS];       /* of us, the ops each bound set */
@@ -153,7 +153,8 @@ struct vnpu_htp_perf {
 };
 /* The totals of every open HTP device summed into *out (what a model's run costs on its devices: a layer or tensor
  * split runs them one after another; a row-split group's members run each op at once, priced once, by the member
- * that built its request), then zeroed when reset. false (out zeroed) when no open device runs under VNPU_PERF. */
+ * that built its request), with the ops vnpu's scheduler ran on the CPU meanwhile (rows "CPU <op>"), then zeroed when
+ * reset. false (out zeroed) when no open device runs under VNPU_PERF. */
 bool vnpu_htp_perf_read(struct vnpu_htp_perf *out, bool reset);
 /* The name of bound b (perf_bound_name). */
 const char *vnpu_htp_perf_bound(uint32_t b);

@@ -1,9 +1,12 @@
 /*
  * The cost model on the host side (VNPU_PERF=1): each answered request's counts (struct htp_thread_perf, written by
- * the counting NPU library) priced on the device's target by src/perf/perf-model.h, summed per op type.
+ * the counting NPU library) priced on the device's target by src/perf/perf-model.h, summed per op type; and the ops
+ * the scheduler ran on the CPU instead, priced on the SoC's CPU (perf_model_cpu_op) while a device runs under
+ * VNPU_PERF.
  */
 #include "htp-config.h"
 #include "htp-device-impl.h"
+#include "backend.h"
 #include "htp-ops.h"
 #include "log.h"
 #include "perf-model.h"
@@ -27,6 +30,17 @@ struct htp_perf {
  * once). */
 static pthread_mutex_t perf_clock_lock = PTHREAD_MUTEX_INITIALIZER;
 static double perf_clock_us;
+
+/* The ops the CPU ran (the scheduler's runs on a device that is not an HTP one), priced on the SoC of the first
+ * device opened under VNPU_PERF: one state per process, observing the scheduler while such a device is open. */
+static struct {
+    pthread_mutex_t lock;
+    uint32_t holders; /* devices open under VNPU_PERF */
+    const struct perf_target *target;
+    struct vnpu_htp_perf totals; /* rows "CPU <op>" */
+} perf_cpu = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void perf_cpu_observe(void *arg, struct vnpu_device *dev, struct vnpu_tensor *const *nodes, int n_nodes);
 
 enum vnpu_status htp_perf_open(struct htp_device *d) {
     const struct htp_config *cfg = d->cfg;
@@ -75,11 +89,24 @@ enum vnpu_status htp_perf_open(struct htp_device *d) {
     p->totals.n_threads = n;
     p->totals.calibrated = p->calib != NULL;
     d->perf = p;
+    pthread_mutex_lock(&perf_cpu.lock);
+    if (perf_cpu.holders++ == 0) {
+        perf_cpu.target = t;
+        vnpu_sched_set_observer(perf_cpu_observe, NULL);
+    }
+    pthread_mutex_unlock(&perf_cpu.lock);
     return VNPU_STATUS_OK;
 }
 
 void htp_perf_close(struct htp_device *d) {
     if (d->perf) {
+        pthread_mutex_lock(&perf_cpu.lock);
+        if (--perf_cpu.holders == 0) {
+            vnpu_sched_set_observer(NULL, NULL);
+            perf_cpu.target = NULL;
+            memset(&perf_cpu.totals, 0, sizeof(perf_cpu.totals));
+        }
+        pthread_mutex_unlock(&perf_cpu.lock);
         perf_calib_free(d->perf->calib);
         pthread_mutex_destroy(&d->perf->lock);
         free(d->perf);
@@ -142,6 +169,53 @@ static void perf_scope_add(void *arg, const char *name, uint64_t hvx, uint64_t t
     }
 }
 
+/* Whether node is the output layer's MUL_MAT (node result_output), which the reports keep apart. */
+static bool perf_is_output(const struct vnpu_tensor *node) {
+    return node && node->op == VNPU_OP_MUL_MAT && strncmp(node->name, "result_output", 13) == 0;
+}
+
+/* The bytes a CPU op streams: its result and the whole of each source, but the rows GET_ROWS gathers of its table. */
+static uint64_t perf_cpu_bytes(const struct vnpu_tensor *node) {
+    uint64_t bytes = vnpu_nbytes(node);
+    for (int s = 0; s < VNPU_MAX_SRC; s++) {
+        const struct vnpu_tensor *src = node->src[s];
+        if (src) {
+            const bool table = node->op == VNPU_OP_GET_ROWS && s == 0 && node->src[1];
+            bytes += table ? (uint64_t) vnpu_nelements(node->src[1]) * src->nb[1] : vnpu_nbytes(src);
+        }
+    }
+    return bytes;
+}
+
+static void perf_cpu_observe(void *arg, struct vnpu_device *dev, struct vnpu_tensor *const *nodes, int n_nodes) {
+    (void) arg;
+    if (vnpu_htp_device_is(dev)) {
+        return;
+    }
+    pthread_mutex_lock(&perf_cpu.lock);
+    double run_us = 0.0;
+    for (int i = 0; i < n_nodes && perf_cpu.target; i++) {
+        if (vnpu_op_is_empty(nodes[i]->op)) {
+            continue;
+        }
+        const double us = perf_model_cpu_op(perf_cpu.target, perf_cpu_bytes(nodes[i]));
+        char name[32];
+        snprintf(name, sizeof(name), "CPU %s%s", vnpu_op_desc(nodes[i]), perf_is_output(nodes[i]) ? " output" : "");
+        struct vnpu_htp_perf_row op = {.count = 1, .us = us};
+        op.bound_us[PERF_BOUND_CPU] = us;
+        struct vnpu_htp_perf_row *r = perf_row(&perf_cpu.totals, name);
+        if (r) {
+            perf_row_add(r, &op);
+        }
+        perf_cpu.totals.us += us;
+        run_us += us;
+    }
+    pthread_mutex_unlock(&perf_cpu.lock);
+    pthread_mutex_lock(&perf_clock_lock);
+    perf_clock_us += run_us;
+    pthread_mutex_unlock(&perf_clock_lock);
+}
+
 void htp_perf_request(struct htp_device *d, const struct htp_req *req, const struct htp_op_desc *ops,
                       const struct vnpu_tensor *const *nodes, bool fenced) {
     struct htp_perf *p = d->perf;
@@ -159,8 +233,7 @@ void htp_perf_request(struct htp_device *d, const struct htp_req *req, const str
         perf_model_op(p->target, p->calib, th + (size_t) i * req->n_perf_threads, req->n_perf_threads, names, fenced,
                       perf_scope_add, t, &m);
         /* a row per op type, the output layer's MUL_MAT (node result_output) apart */
-        const bool output =
-            ops[i].opcode == HTP_OP_MUL_MAT && nodes[i] && strncmp(nodes[i]->name, "result_output", 13) == 0;
+        const bool output = ops[i].opcode == HTP_OP_MUL_MAT && perf_is_output(nodes[i]);
         char name[32];
         snprintf(name, sizeof(name), "%s%s", htp_op_name(ops[i].opcode), output ? " output" : "");
         struct vnpu_htp_perf_row op = {.count = 1,
@@ -190,13 +263,8 @@ void htp_perf_request(struct htp_device *d, const struct htp_req *req, const str
     pthread_mutex_unlock(&p->lock);
 }
 
-bool htp_perf_collect(struct htp_device *d, struct vnpu_htp_perf *sum, bool reset) {
-    struct htp_perf *p = d->perf;
-    if (!p) {
-        return false;
-    }
-    pthread_mutex_lock(&p->lock);
-    const struct vnpu_htp_perf *t = &p->totals;
+/* *sum += *t: counts, rows merged by op name, scopes by name; target, clock and threads from t when sum has none. */
+static void perf_totals_add(struct vnpu_htp_perf *sum, const struct vnpu_htp_perf *t) {
     if (!sum->target[0]) {
         memcpy(sum->target, t->target, sizeof(sum->target));
         sum->clock_mhz = t->clock_mhz;
@@ -218,15 +286,40 @@ bool htp_perf_collect(struct htp_device *d, struct vnpu_htp_perf *sum, bool rese
         perf_scope_add(sum, t->scopes[i].name, t->scopes[i].hvx, t->scopes[i].trips, t->scopes[i].packets,
                        t->scopes[i].calibrated);
     }
+}
+
+/* Zero t's counts, rows and scopes (its target, clock and threads stay). */
+static void perf_totals_reset(struct vnpu_htp_perf *t) {
+    t->requests = 0;
+    t->request_us = t->us = 0.0;
+    t->hvx = t->uncalibrated = 0;
+    t->n_rows = 0;
+    t->n_scopes = 0;
+}
+
+bool htp_perf_collect(struct htp_device *d, struct vnpu_htp_perf *sum, bool reset) {
+    struct htp_perf *p = d->perf;
+    if (!p) {
+        return false;
+    }
+    pthread_mutex_lock(&p->lock);
+    perf_totals_add(sum, &p->totals);
     if (reset) {
-        p->totals.requests = 0;
-        p->totals.request_us = p->totals.us = 0.0;
-        p->totals.hvx = p->totals.uncalibrated = 0;
-        p->totals.n_rows = 0;
-        p->totals.n_scopes = 0;
+        perf_totals_reset(&p->totals);
     }
     pthread_mutex_unlock(&p->lock);
     return true;
+}
+
+void htp_perf_collect_cpu(struct vnpu_htp_perf *sum, bool reset) {
+    pthread_mutex_lock(&perf_cpu.lock);
+    if (perf_cpu.target) {
+        perf_totals_add(sum, &perf_cpu.totals);
+        if (reset) {
+            perf_totals_reset(&perf_cpu.totals);
+        }
+    }
+    pthread_mutex_unlock(&perf_cpu.lock);
 }
 
 const struct htp_trace_model *htp_perf_last(const struct htp_device *d) {

@@ -132,6 +132,23 @@ static bool htp_node_views_tiled_weight(const struct htp_device *d, const struct
     return false;
 }
 
+/* Whether VNPU_OPFILTER keeps node off the NPU: its regex finds the op's name ("MUL_MAT") or the name with the first
+ * source's type ("MUL_MAT(q6_K)"), so a filter can name an op of one weight type alone. */
+static bool htp_opfilter_match(const struct htp_device *d, const struct vnpu_tensor *node) {
+    if (!d->cfg->has_opfilter) {
+        return false;
+    }
+    if (regexec(&d->cfg->opfilter, vnpu_op_desc(node), 0, NULL, 0) == 0) {
+        return true;
+    }
+    if (!node->src[0]) {
+        return false;
+    }
+    char typed[64];
+    snprintf(typed, sizeof(typed), "%s(%s)", vnpu_op_desc(node), vnpu_type_name(node->src[0]->type));
+    return regexec(&d->cfg->opfilter, typed, 0, NULL, 0) == 0;
+}
+
 bool htp_supports_op(const struct htp_device *d, const struct vnpu_tensor *node) {
     if (vnpu_op_is_empty(node->op)) {
         return true;
@@ -142,7 +159,7 @@ bool htp_supports_op(const struct htp_device *d, const struct vnpu_tensor *node)
     bool ok = false;
     if (opcode == HTP_OP_COUNT) {
         snprintf(why, sizeof(why), "no NPU kernel for %s", vnpu_op_desc(node));
-    } else if (d->cfg->has_opfilter && regexec(&d->cfg->opfilter, vnpu_op_desc(node), 0, NULL, 0) == 0) {
+    } else if (htp_opfilter_match(d, node)) {
         snprintf(why, sizeof(why), "kept off the NPU by VNPU_OPFILTER '%s'", d->cfg->opfilter_s);
     } else {
         ok = !htp_node_views_tiled_weight(d, node, why, sizeof(why)) && htp_node_fits_message(node, why, sizeof(why)) &&

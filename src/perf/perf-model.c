@@ -24,7 +24,7 @@ struct perf_calib {
 };
 
 const char *perf_bound_name(enum perf_bound b) {
-    static const char *const names[PERF_BOUND_COUNT] = {"packets", "resources", "dma", "hmx", "fixed"};
+    static const char *const names[PERF_BOUND_COUNT] = {"packets", "resources", "dma", "hmx", "fixed", "cpu"};
     return b < PERF_BOUND_COUNT ? names[b] : "?";
 }
 
@@ -238,4 +238,8 @@ void perf_model_op(const struct perf_target *t, const struct perf_calib *c, cons
     } else {
         out->bound = slowest_res * 2.0 > slowest ? PERF_BOUND_RESOURCES : PERF_BOUND_PACKETS;
     }
+}
+
+double perf_model_cpu_op(const struct perf_target *t, uint64_t bytes) {
+    return (double) bytes / (t->cpu_gbytes_per_s * 1e3);
 }

@@ -21,6 +21,8 @@
  *   HMX bound = its tile operations on the session's one HMX at hmx_fp16_macs_per_cycle;
  *   time      = the largest of the three (the kernels double-buffer: DMA and HMX overlap HVX) + op_us.
  * A request adds request_us, an op of a row-split group two barriers of fence_us.
+ * An op the CPU ran instead (the fallback of the graph split) = the bytes it reads and writes over cpu_gbytes_per_s
+ * (perf_model_cpu_op): llama.cpp's CPU backend on the SoC, streaming; its arithmetic is not priced.
  */
 #ifndef VNPU_PERF_MODEL_H
 #define VNPU_PERF_MODEL_H
@@ -40,6 +42,7 @@ enum perf_bound {
     PERF_BOUND_DMA,         /* DDR bandwidth */
     PERF_BOUND_HMX,         /* the HMX */
     PERF_BOUND_FIXED,       /* the per-op cost (no HVX, DMA or HMX work to speak of) */
+    PERF_BOUND_CPU,         /* an op the SoC's CPU ran (the graph's fallback): its bytes at cpu_gbytes_per_s */
     PERF_BOUND_COUNT,
 };
 
@@ -88,5 +91,9 @@ typedef void (*perf_scope_fn)(void *arg, const char *name, uint64_t hvx, uint64_
 void perf_model_op(const struct perf_target *t, const struct perf_calib *c, const struct htp_thread_perf *th,
                    uint32_t n_threads, const struct htp_perf_names *names, bool fenced, perf_scope_fn scope,
                    void *scope_arg, struct perf_op_time *out);
+
+/* Microseconds the target's SoC CPU takes for an op that reads and writes bytes (all its sources' bytes it touches and
+ * its result's), at the target's cpu_gbytes_per_s. */
+double perf_model_cpu_op(const struct perf_target *t, uint64_t bytes);
 
 #endif /* VNPU_PERF_MODEL_H */

@@ -11,7 +11,7 @@
 #define MIB ((size_t) 1 << 20)
 
 /* What no source gives per arch, the same everywhere (docs/targets.md, "Costs"). */
-#define REQUEST_US        35.0 /* llama.cpp#18139: "call 34/35 us" on v79 (11 us once); ASSUMPTION on other arches */
+#define REQUEST_US        35.0 /* ASSUMPTION: llama.cpp#18139's "call 34/35 us", the host's side of a request on v79 */
 #define OP_US             2.0  /* derived from #18139: op total minus its timed parts, 1..4 us */
 #define FENCE_US          1.0  /* ASSUMPTION: a few uncached 128-byte line round trips */
 #define DMA_DESC_CYCLES   32   /* ASSUMPTION: ~8 descriptor words, dmlink, ring bookkeeping */
@@ -19,6 +19,12 @@
  * runs 2.04..2.07 counter cycles per packet committed by the profiled thread while all six contexts compute: a thread
  * issues a packet every ~2 cycles (the V6x cores interleave their threads). ASSUMPTION on the other arches. */
 #define CYCLES_PER_PACKET 2.05
+
+/* The SoC CPU's rate on the graph's fallback ops (llama.cpp's CPU backend streaming a Q6_K output layer): derived from
+ * llama.cpp#22334's Llama-3.1-8B Q4_0 tg on v81, 75.08 ms a token, less the model's NPU time for its 32 layers
+ * (61.9 ms), for the 431.5 MB the CPU reads and writes a token (docs/targets.md, "CPU"; bench/perf-model-validate.sh
+ * reruns it). ASSUMPTION on the other arches: v81's. */
+#define CPU_GBYTES_PER_S 32.9
 
 /* DDR bandwidth: tvm#13381 measured 40 GB/s DDR -> VTCM on a v68/v69-era part, whose LPDDR5-6400 peak is
  * 51.2 GB/s; newer parts are assumed to reach the same fraction of their own LPDDR peak. */
@@ -42,6 +48,7 @@ const struct perf_target perf_targets[] = {
      .request_us = REQUEST_US,
      .op_us = OP_US,
      .fence_us = FENCE_US,
+     .cpu_gbytes_per_s = CPU_GBYTES_PER_S,
      .npu_library = false},
     {.name = "v69",
      .arch = 69,
@@ -60,6 +67,7 @@ const struct perf_target perf_targets[] = {
      .request_us = REQUEST_US,
      .op_us = OP_US,
      .fence_us = FENCE_US,
+     .cpu_gbytes_per_s = CPU_GBYTES_PER_S,
      .npu_library = false},
     {.name = "v73",
      .arch = 73,
@@ -78,6 +86,7 @@ const struct perf_target perf_targets[] = {
      .request_us = REQUEST_US,
      .op_us = OP_US,
      .fence_us = FENCE_US,
+     .cpu_gbytes_per_s = CPU_GBYTES_PER_S,
      .npu_library = true},
     {.name = "v75",
      .arch = 75,
@@ -96,6 +105,7 @@ const struct perf_target perf_targets[] = {
      .request_us = REQUEST_US,
      .op_us = OP_US,
      .fence_us = FENCE_US,
+     .cpu_gbytes_per_s = CPU_GBYTES_PER_S,
      .npu_library = true},
     {.name = "v79",
      .arch = 79,
@@ -114,6 +124,7 @@ const struct perf_target perf_targets[] = {
      .request_us = REQUEST_US,
      .op_us = OP_US,
      .fence_us = FENCE_US,
+     .cpu_gbytes_per_s = CPU_GBYTES_PER_S,
      .npu_library = true},
     {.name = "v81",
      .arch = 81,
@@ -132,6 +143,7 @@ const struct perf_target perf_targets[] = {
      .request_us = REQUEST_US,
      .op_us = OP_US,
      .fence_us = FENCE_US,
+     .cpu_gbytes_per_s = CPU_GBYTES_PER_S,
      .npu_library = true},
 };
 const size_t perf_n_targets = sizeof(perf_targets) / sizeof(perf_targets[0]);

@@ -31,6 +31,8 @@ struct perf_target {
     double request_us;              /* host -> NPU -> host round trip of one request (dspqueue), microseconds */
     double op_us;                   /* NPU-side fixed cost per op (decode, dispatch to workers, return) */
     double fence_us;                /* one barrier between the sessions of a group */
+    double cpu_gbytes_per_s;        /* the SoC's CPU running llama.cpp's CPU backend (4 threads) on an op the NPU
+                                     * does not take: bytes it streams per second, GB/s (1e9 B/s) */
     bool npu_library;               /* vnpu builds libvnpu-htp-vNN for it (v73..v81 today) */
 };
 

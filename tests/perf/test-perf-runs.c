@@ -7,8 +7,11 @@
  *   - the calibration is live: the build's calibration (the NPU sources compiled for Hexagon) with one packet more in
  *     the hot loop of the dot kernel the model's MUL_MATs run gives that function exactly one packet more per trip of
  *     its loop, and the MUL_MATs' modelled time grows by at most those trips' cycles (the slowest thread's share of
- *     them), and by more than nothing.
+ *     them), and by more than nothing;
+ *   - an op the NPU is kept from (VNPU_OPFILTER naming an op of one weight type) runs on the CPU and is priced on the
+ *     SoC's CPU: the bytes it streams over the target's cpu_gbytes_per_s.
  */
+#include "perf-target.h"
 #include "test-common.h"
 
 #include <signal.h>
@@ -140,10 +143,36 @@ static void test_calibration_live(void **state) {
     free(base), free(more), free(calib);
 }
 
+/* The count and modelled_us of op's row in the per-op table of test; false when the table has no such row. */
+static bool op_row(const char *csv, const char *test, const char *op, double *count, double *us) {
+    char key[128];
+    snprintf(key, sizeof(key), "v79,%s,\"%s\",", test, op);
+    const char *row = strstr(csv, key);
+    return row && sscanf(row + strlen(key), "%lf,%lf", count, us) == 2;
+}
+
+static void test_cpu_fallback(void **state) {
+    (void) state;
+    char *out = modelled_run("VNPU_OPFILTER='MUL_MAT\\(q8_0\\)'"); /* stories260K-Q4_0's output layer is Q8_0 */
+    /* a token's output MUL_MAT streams its weight (512 rows of 64 in Q8_0: 512 x 2 blocks x 34 bytes), one column of
+     * 64 floats and 512 floats of logits */
+    const double bytes = 512.0 * 2 * 34 + 64 * 4 + 512 * 4;
+    const double op = bytes / (perf_target_find("v79")->cpu_gbytes_per_s * 1e3);
+    double count, us;
+    assert_true(op_row(out, "pp8", "CPU MUL_MAT output", &count, &us));
+    assert_true(count == 1 && us > op - 0.002 && us < op + 0.002); /* the prompt's last token only; 3 decimals */
+    assert_true(op_row(out, "tg2", "CPU MUL_MAT output", &count, &us));
+    assert_true(count == 2 && us > 2 * op - 0.002 && us < 2 * op + 0.002);
+    assert_false(op_row(out, "tg2", "MUL_MAT output", &count, &us));                  /* not on the NPU */
+    assert_true(op_row(out, "tg2", "MUL_MAT", &count, &us) && count > 0 && us > 0.0); /* the Q4_0 layers still are */
+    free(out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_host_independent),
         cmocka_unit_test(test_calibration_live),
+        cmocka_unit_test(test_cpu_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

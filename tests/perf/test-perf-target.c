@@ -58,6 +58,7 @@ static void test_table_values(void **state) {
         assert_in_range(t->window_size, 1 * TEST_MIB, 4096 * TEST_MIB);
         assert_in_range(t->max_mapping, 1 * TEST_MIB, 4096 * TEST_MIB);
         assert_true(t->ddr_gbytes_per_s > 0.0);
+        assert_true(t->cpu_gbytes_per_s > 0.0); /* the model divides a CPU op's bytes by it */
         assert_true(t->dma_desc_cycles > 0);
         assert_true(t->request_us > 0.0 && t->op_us > 0.0 && t->fence_us > 0.0);
     }
