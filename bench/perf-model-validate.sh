@@ -68,7 +68,7 @@ fi
 awk -F, '
     /^arch,test,op/ { ops = 1; next }
     /^arch,test,function/ { ops = 0; next }
-    ops && $2 == "tg4" && $3 !~ /output"$/ && $3 !~ /^"CPU / { layers += $5 }
+    ops && $2 == "tg4" && $3 !~ /output"$/ && $3 !~ /^"(CPU |\(requests\))/ { layers += $5 }
     END {
         npu = layers / 4 * 32 / 2 + 35
         cpu = 75082 - npu

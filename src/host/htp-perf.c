@@ -174,12 +174,16 @@ static bool perf_is_output(const struct vnpu_tensor *node) {
     return node && node->op == VNPU_OP_MUL_MAT && strncmp(node->name, "result_output", 13) == 0;
 }
 
-/* The bytes a CPU op streams: its result and the whole of each source, but the rows GET_ROWS gathers of its table. */
+/* The bytes a CPU op streams: its result and the whole of each source, but the rows GET_ROWS gathers of its table and
+ * the rows SET_ROWS writes of its result (a KV cache: as many as its first source has; the cache, its third source,
+ * is that result). */
 static uint64_t perf_cpu_bytes(const struct vnpu_tensor *node) {
-    uint64_t bytes = vnpu_nbytes(node);
+    const bool scatter = node->op == VNPU_OP_SET_ROWS && node->src[0];
+    uint64_t bytes =
+        scatter ? (uint64_t) (vnpu_nelements(node->src[0]) / node->src[0]->ne[0]) * node->nb[1] : vnpu_nbytes(node);
     for (int s = 0; s < VNPU_MAX_SRC; s++) {
         const struct vnpu_tensor *src = node->src[s];
-        if (src) {
+        if (src && !(scatter && s == 2)) {
             const bool table = node->op == VNPU_OP_GET_ROWS && s == 0 && node->src[1];
             bytes += table ? (uint64_t) vnpu_nelements(node->src[1]) * src->nb[1] : vnpu_nbytes(src);
         }

@@ -39,10 +39,11 @@ void perf_calib_free(struct perf_calib *c) {
 static bool calib_parse(char *line, struct perf_calib_line *l, const char **why) {
     char *field[5];
     int n = 0;
-    for (char *save = NULL, *tok = strtok_r(line, "\t\n", &save); tok && n < 5; tok = strtok_r(NULL, "\t\n", &save)) {
+    char *save = NULL, *tok = strtok_r(line, "\t\n", &save);
+    for (; tok && n < 5; tok = strtok_r(NULL, "\t\n", &save)) {
         field[n++] = tok;
     }
-    if (n != 5) {
+    if (n != 5 || tok) {
         *why = "expected 5 tab-separated fields: function packets hvx depth loop";
         return false;
     }
@@ -97,16 +98,27 @@ enum vnpu_status perf_calib_load(const char *path, struct perf_calib **out) {
             c->cap = cap;
         }
         const char *why = NULL;
+        uint32_t packets, hvx;
         if (!calib_parse(line, &c->lines[c->n], &why)) {
             vnpu_log_error("%s:%u: %s", path, no, why);
+            st = VNPU_STATUS_BAD_FILE;
+        } else if (perf_calib_find(c, c->lines[c->n].name, &packets, &hvx)) {
+            vnpu_log_error("%s:%u: a second line for %s (a function has one)", path, no, c->lines[c->n].name);
             st = VNPU_STATUS_BAD_FILE;
         } else {
             c->n++;
         }
     }
+    const bool read_error = ferror(f);
     fclose(f);
-    if (st == VNPU_STATUS_OK && !header) {
+    if (st == VNPU_STATUS_OK && read_error) {
+        vnpu_log_error("cost model: cannot read the calibration %s", path);
+        st = VNPU_STATUS_IO;
+    } else if (st == VNPU_STATUS_OK && !header) {
         vnpu_log_error("%s: no header line", path);
+        st = VNPU_STATUS_BAD_FILE;
+    } else if (st == VNPU_STATUS_OK && c->n == 0) {
+        vnpu_log_error("%s: no function lines after the header", path);
         st = VNPU_STATUS_BAD_FILE;
     }
     if (st != VNPU_STATUS_OK) {

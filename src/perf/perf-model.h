@@ -53,8 +53,9 @@ const char *perf_bound_name(enum perf_bound b);
 struct perf_calib;
 
 /* Read the calibration at path (Interface 2 of the cost model: '#' comments, a header line "function packets hvx
- * depth loop", then one tab-separated line per function). Errors: VNPU_STATUS_IO (cannot read), VNPU_STATUS_BAD_FILE
- * (a malformed line: which line and why, logged), VNPU_STATUS_NO_MEMORY. */
+ * depth loop", then one tab-separated line of exactly five fields per function, each function once). Errors:
+ * VNPU_STATUS_IO (cannot read, a directory too), VNPU_STATUS_BAD_FILE (a malformed or second line of a function:
+ * which line and why, logged; no header; no function lines), VNPU_STATUS_NO_MEMORY. */
 enum vnpu_status perf_calib_load(const char *path, struct perf_calib **out);
 void perf_calib_free(struct perf_calib *c); /* NULL is a no-op */
 

@@ -183,6 +183,11 @@ static void test_calib_errors(void **state) {
         {"function\tpackets\thvx\tdepth\tloop\nkernel_a\t0\t2\t1\t-\n", ":2: packets and hvx must be integers"},
         {"function\tpackets\thvx\tdepth\tloop\n\nkernel_a\tx\t2\t1\t-\n", ":3: packets and hvx must be integers"},
         {"", ": no header line"},
+        {"function\tpackets\thvx\tdepth\tloop\n", ": no function lines after the header"},
+        {"function\tpackets\thvx\tdepth\tloop\nkernel_a\t3\t2\t1\t0x40\textra\n",
+         ":2: expected 5 tab-separated fields"},
+        {"function\tpackets\thvx\tdepth\tloop\nkernel_a\t3\t2\t1\t-\nkernel_a\t4\t2\t1\t-\n",
+         ":3: a second line for kernel_a"},
     };
     char path[4096];
     snprintf(path, sizeof(path), "%s/test-perf-model-bad.tsv", test_tmpdir());
@@ -203,6 +208,7 @@ static void test_calib_errors(void **state) {
     assert_int_equal(perf_calib_load("/nonexistent/calib.tsv", &c), VNPU_STATUS_IO);
     vnpu_log_set(NULL, NULL, VNPU_LOG_WARN);
     assert_non_null(strstr(log.text, "/nonexistent/calib.tsv"));
+    assert_int_equal(perf_calib_load(test_tmpdir(), &c), VNPU_STATUS_IO); /* a directory */
 }
 
 int main(void) {

@@ -9,7 +9,8 @@
  *     its loop, and the MUL_MATs' modelled time grows by at most those trips' cycles (the slowest thread's share of
  *     them), and by more than nothing;
  *   - an op the NPU is kept from (VNPU_OPFILTER naming an op of one weight type) runs on the CPU and is priced on the
- *     SoC's CPU: the bytes it streams over the target's cpu_gbytes_per_s.
+ *     SoC's CPU: the bytes it streams over the target's cpu_gbytes_per_s; a SET_ROWS there by the rows it writes, the
+ *     same whatever the size of the cache.
  */
 #include "perf-target.h"
 #include "test-common.h"
@@ -168,11 +169,36 @@ static void test_cpu_fallback(void **state) {
     free(out);
 }
 
+/* vnpu-cli's modelled lines (from "modelled on" on) of a run with the KV cache's writes on the CPU and n_ctx ctx. */
+static char *cli_modelled(int ctx) {
+    char *out = NULL;
+    assert_int_equal(
+        test_run(&out, NULL,
+                 "env VNPU_OPFILTER=SET_ROWS %s/vnpu-cli -m %s -p Once -n 2 --temp 0 -c %d --perf-model 2>&1",
+                 test_tools_dir(), test_model_path(MODEL), ctx),
+        0);
+    const char *m = strstr(out, "modelled on");
+    assert_non_null(m);
+    char *lines = strdup(m);
+    free(out);
+    return lines;
+}
+
+/* A SET_ROWS on the CPU is priced by the rows it writes, not by the cache it writes them into: the modelled times do
+ * not change with the context size. */
+static void test_cpu_set_rows(void **state) {
+    (void) state;
+    char *small = cli_modelled(64), *large = cli_modelled(4096);
+    assert_string_equal(small, large);
+    free(small), free(large);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_host_independent),
         cmocka_unit_test(test_calibration_live),
         cmocka_unit_test(test_cpu_fallback),
+        cmocka_unit_test(test_cpu_set_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

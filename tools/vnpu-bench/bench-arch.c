@@ -170,9 +170,13 @@ static void print_breakdown(FILE *out, const char *fmt, const char *arch, const 
                     (unsigned long long) r->packets, (unsigned long long) r->hmx_tiles);
         }
     }
-    if (!csv) {
+    const double share = p->us > 0.0 ? 100.0 * p->request_us / p->us : 0.0;
+    if (csv) {
+        fprintf(out, "%s,%s%d,\"(requests)\",%llu,%.3f,%.2f,fixed,,,\n", arch, kind, m->t.n,
+                (unsigned long long) p->requests, p->request_us, share);
+    } else {
         fprintf(out, "| (requests) | %llu | %.3f | %.1f %% | fixed | | | |\n", (unsigned long long) p->requests,
-                p->request_us * 1e-3, p->us > 0.0 ? 100.0 * p->request_us / p->us : 0.0);
+                p->request_us * 1e-3, share);
     }
 }
 

@@ -322,7 +322,7 @@ void bench_op_print_header(FILE *out, const char *fmt, bool modelled) {
 }
 
 void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char *threads, const struct bench_mm_case *c,
-                        const struct bench_op_result *r) {
+                        const struct bench_op_result *r, bool modelled) {
     const char *type = vnpu_type_name(c->type);
     const bool csv = strcmp(fmt, "csv") == 0;
     char shape[96];
@@ -330,11 +330,12 @@ void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char 
     if (!r->supported) {
         if (csv) {
             fprintf(out,
-                    "%s,%s,mul_mat,%s,\"%s\",%" PRId64 ",%" PRId64 ",%" PRId64 ",0,0,unsupported,,%s,,,,,,,,,,,,,,,,\n",
-                    dev, c->label, type, shape, c->k, c->m, c->n, threads);
+                    "%s,%s,mul_mat,%s,\"%s\",%" PRId64 ",%" PRId64 ",%" PRId64
+                    ",0,0,unsupported,,%s,,,,,,,,,,,,,,,,%s\n",
+                    dev, c->label, type, shape, c->k, c->m, c->n, threads, modelled ? "," : "");
         } else {
-            fprintf(out, "| %s | %s | %s | %s | not supported | %s | | | | | | | | |\n", dev, c->label, type, shape,
-                    threads);
+            fprintf(out, "| %s | %s | %s | %s | not supported | %s | | | | | | | | |%s\n", dev, c->label, type, shape,
+                    threads, modelled ? " |" : "");
         }
         return;
     }
@@ -349,6 +350,8 @@ void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char 
                 r->check_rel, r->check_max, r->check_tol, r->det, r->hash);
         if (!isnan(r->modelled_us)) {
             fprintf(out, ",%.3f", r->modelled_us);
+        } else if (modelled) {
+            fprintf(out, ",");
         }
         fprintf(out, "\n");
         return;
@@ -365,6 +368,8 @@ void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char 
             r->hash);
     if (!isnan(r->modelled_us)) {
         fprintf(out, " %.2f |", r->modelled_us);
+    } else if (modelled) {
+        fprintf(out, " |");
     }
     fprintf(out, "\n");
 }

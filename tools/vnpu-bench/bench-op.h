@@ -86,9 +86,10 @@ bool bench_op_result_ok(const struct bench_op_result *r);
 
 /* The table's header and one row in ggml_op_bench's format with a device column first (what matches and what
  * differs: the comment at the top): fmt "md" (a Markdown table) or "csv". dev names the device, threads its worker
- * count as text ("2", "nhvx 2"). */
+ * count as text ("2", "nhvx 2"); modelled: the table has the modelled column (empty in a row the model did not price:
+ * a CPU device's). */
 void bench_op_print_header(FILE *out, const char *fmt, bool modelled);
 void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char *threads, const struct bench_mm_case *c,
-                        const struct bench_op_result *r);
+                        const struct bench_op_result *r, bool modelled);
 
 #endif /* VNPU_BENCH_OP_H */

@@ -484,7 +484,7 @@ static int run_matrix(const struct args *a, enum vnpu_type type, int y, const st
         for (int ti = 0; ti < n_targets && rc == 0; ti++) {
             struct bench_op_result r;
             struct vnpu_htp_perf perf;
-            vnpu_htp_perf_read(&perf, true);
+            const bool modelled = vnpu_htp_perf_read(&perf, true); /* VNPU_PERF: the table has the modelled column */
             if (bench_mul_mat(t[ti].devs[0], &c, &a->op_opts, &r) != VNPU_STATUS_OK) {
                 rc = 1;
                 break;
@@ -497,7 +497,7 @@ static int run_matrix(const struct args *a, enum vnpu_type type, int y, const st
                     }
                 }
             }
-            bench_op_print_row(stdout, a->fmt, vnpu_device_name(t[ti].devs[0]), t[ti].threads, &c, &r);
+            bench_op_print_row(stdout, a->fmt, vnpu_device_name(t[ti].devs[0]), t[ti].threads, &c, &r, modelled);
             fflush(stdout);
             *failed = *failed || (r.supported && !bench_op_result_ok(&r));
             us[us_index(a, ti, y, j, s)] = r.supported ? r.us_med : NAN;

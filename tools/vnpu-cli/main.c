@@ -81,7 +81,7 @@ static void usage(FILE *out) {
             "      --print-token-ids    print the prompt and generated token ids to stderr\n"
             "      --trace FILE         write a Perfetto trace of the NPU devices' requests (trace-event JSON)\n"
             "      --arch A             the NPU target: v73, v75, v79 (default), v81 (as VNPU_ARCH)\n"
-            "      --perf-model         price every NPU op on the target with the cost model (as VNPU_PERF=1; the\n"
+            "      --perf-model         price every NPU op on the target with the cost model (sets VNPU_PERF=1: the\n"
             "                           counting NPU library, the target's HVX contexts as NPU threads) and end with\n"
             "                           the modelled prompt and eval times (docs/targets.md); a --trace is then on\n"
             "                           the modelled timeline\n"
