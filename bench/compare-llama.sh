@@ -29,7 +29,8 @@
 # repetitions per run), ROUNDS (1), MODELS ("q4_0 q8_0 q4_K stories260K"), BW_MB (1024), MODELS_DIR
 # (../shared/models). Quick run: P=128 N=32 R=2 MODELS=q4_0. VNPU_* variables reach vnpu-bench.
 # Not run by CI: it takes ~15 to 25 minutes on a 2-core host with the defaults. Run it on an idle machine: both
-# tools report on stderr how many CPUs other processes kept busy ("# cpus: ..."), echoed below.
+# tools report on stderr how many CPUs other processes kept busy ("# cpus: ..." before a run; vnpu-bench also
+# "# other processes used ..." during it), echoed below.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -256,7 +257,7 @@ run() {
         cat "$work/err" >&2
         die "$label on $m failed: $*"
     }
-    grep '^# cpus' "$work/err" | sed "s/^# /# $label: /" >&2 || true
+    grep -E '^# (cpus|other processes)' "$work/err" | sed "s/^# /# $label: /" >&2 || true
 }
 for m in $MODELS; do
     step "$m (${file[$m]})"
