@@ -193,12 +193,29 @@ static void test_cpu_set_rows(void **state) {
     free(small), free(large);
 }
 
+/* A device list without an NPU device beside one with it: the CPU's rows are measured and left unmodelled (an empty
+ * modelled_ts), the NPU's modelled. */
+static void test_cpu_device_list(void **state) {
+    (void) state;
+    char *out = NULL;
+    assert_int_equal(test_run(&out, NULL, "%s/vnpu-bench -m %s -dev HTP0,CPU -p 8 -n 0 -r 1 --arch v79 -o csv",
+                              test_tools_dir(), test_model_path(MODEL)),
+                     0);
+    const char *cpu = strstr(out, "\"CPU\",");
+    const char *htp = strstr(out, "\"HTP0\",");
+    assert_non_null(cpu);
+    assert_non_null(htp);
+    const char *cpu_end = strchr(cpu, '\n'), *htp_end = strchr(htp, '\n');
+    assert_true(cpu_end && cpu_end[-1] == ',');                       /* no modelled value */
+    assert_true(htp_end && htp_end[-1] >= '0' && htp_end[-1] <= '9'); /* a modelled t/s */
+    free(out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_host_independent),
-        cmocka_unit_test(test_calibration_live),
-        cmocka_unit_test(test_cpu_fallback),
-        cmocka_unit_test(test_cpu_set_rows),
+        cmocka_unit_test(test_host_independent), cmocka_unit_test(test_calibration_live),
+        cmocka_unit_test(test_cpu_fallback),     cmocka_unit_test(test_cpu_set_rows),
+        cmocka_unit_test(test_cpu_device_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,15 +136,26 @@ static void print_row(FILE *out, const char *fmt, const char *arch, const struct
         for (int r = 0; r < h->t.reps; r++) {
             fprintf(out, "%s%.4f", r ? ";" : "", h->ts[r]);
         }
-        fprintf(out, "\",%.4f\n", m->modelled_ts);
+        if (isnan(m->modelled_ts)) {
+            fprintf(out, "\",\n");
+        } else {
+            fprintf(out, "\",%.4f\n", m->modelled_ts);
+        }
         return;
     }
-    fprintf(out, "| %s | %s | %d | %s | %s%d | %.2f ± %.2f | %.2f |\n", h->desc, h->devices, h->threads, arch, kind,
-            h->t.n, mean, sd, m->modelled_ts);
+    char modelled[32] = ""; /* empty for a device list without an NPU device */
+    if (!isnan(m->modelled_ts)) {
+        snprintf(modelled, sizeof(modelled), "%.2f", m->modelled_ts);
+    }
+    fprintf(out, "| %s | %s | %d | %s | %s%d | %.2f ± %.2f | %s |\n", h->desc, h->devices, h->threads, arch, kind,
+            h->t.n, mean, sd, modelled);
 }
 
 /* The per-op table of one modelled test. */
 static void print_breakdown(FILE *out, const char *fmt, const char *arch, const struct bench_row *m) {
+    if (isnan(m->modelled_ts)) {
+        return; /* not modelled */
+    }
     const struct vnpu_htp_perf *p = &m->perf;
     const char *kind = m->t.kind == BENCH_MODEL_PP ? "pp" : "tg";
     const bool csv = strcmp(fmt, "csv") == 0;
@@ -188,6 +199,9 @@ static int scope_by_packets(const void *a, const void *b) {
 
 /* The NPU functions of one modelled test, most packets first (m: a copy, sorted here). */
 static void print_scopes(FILE *out, const char *fmt, const char *arch, struct bench_row *m) {
+    if (isnan(m->modelled_ts)) {
+        return; /* not modelled */
+    }
     struct vnpu_htp_perf *p = &m->perf;
     qsort(p->scopes, p->n_scopes, sizeof(p->scopes[0]), scope_by_packets);
     const char *kind = m->t.kind == BENCH_MODEL_PP ? "pp" : "tg";
