@@ -193,12 +193,61 @@ static void test_cpu_set_rows(void **state) {
     free(small), free(large);
 }
 
+/* A device list without an NPU device beside one with it: the CPU's rows are measured and left unmodelled (an empty
+ * modelled_ts), the NPU's modelled. */
+static void test_cpu_device_list(void **state) {
+    (void) state;
+    char *out = NULL;
+    assert_int_equal(test_run(&out, NULL, "%s/vnpu-bench -m %s -dev HTP0,CPU -p 8 -n 0 -r 1 --arch v79 -o csv",
+                              test_tools_dir(), test_model_path(MODEL)),
+                     0);
+    const char *cpu = strstr(out, "\"CPU\",");
+    const char *htp = strstr(out, "\"HTP0\",");
+    assert_non_null(cpu);
+    assert_non_null(htp);
+    const char *cpu_end = strchr(cpu, '\n'), *htp_end = strchr(htp, '\n');
+    assert_true(cpu_end && cpu_end[-1] == ',');                       /* no modelled value */
+    assert_true(htp_end && htp_end[-1] >= '0' && htp_end[-1] <= '9'); /* a modelled t/s */
+    free(out);
+}
+
+/* vnpu-cli's modelled prompt and eval lines of --tokens 1 -n n_predict: prompt ms and tokens, eval ms and runs. */
+static void one_token_run(int n_predict, double *prompt_ms, int *n_prompt, double *eval_ms, int *n_eval) {
+    char *out = NULL;
+    assert_int_equal(test_run(&out, NULL, "%s/vnpu-cli -m %s --tokens 1 -n %d --temp 0 --perf-model 2>&1",
+                              test_tools_dir(), test_model_path(MODEL), n_predict),
+                     0);
+    const char *m = strstr(out, "modelled on");
+    assert_non_null(m);
+    const char *p = strstr(m, "prompt eval time =");
+    const char *e = strstr(m, "       eval time =");
+    assert_non_null(p);
+    assert_non_null(e);
+    assert_int_equal(sscanf(p, "prompt eval time = %lf ms / %d tokens", prompt_ms, n_prompt), 2);
+    assert_int_equal(sscanf(e, " eval time = %lf ms / %d runs", eval_ms, n_eval), 2);
+    free(out);
+}
+
+/* A one-token prompt is an eval in the modelled lines as in the host's (llama.cpp's rule): -n 3 decodes three single
+ * tokens, all priced as eval, so one more token (-n 3 against -n 2) is about a third of -n 3's eval time (it was a
+ * half when the prompt's token was priced as a prompt of 0 tokens). */
+static void test_one_token_prompt(void **state) {
+    (void) state;
+    double prompt3, eval3, prompt2, eval2;
+    int np3, ne3, np2, ne2;
+    one_token_run(3, &prompt3, &np3, &eval3, &ne3);
+    one_token_run(2, &prompt2, &np2, &eval2, &ne2);
+    assert_true(prompt3 == 0.0 && np3 == 0 && ne3 == 3 && prompt2 == 0.0 && ne2 == 2);
+    const double one = eval3 - eval2;
+    print_message("eval -n 3: %.3f ms, -n 2: %.3f ms, one token %.3f ms\n", eval3, eval2, one);
+    assert_true(one > 0.8 * eval3 / 3 && one < 1.2 * eval3 / 3);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_host_independent),
-        cmocka_unit_test(test_calibration_live),
-        cmocka_unit_test(test_cpu_fallback),
-        cmocka_unit_test(test_cpu_set_rows),
+        cmocka_unit_test(test_host_independent), cmocka_unit_test(test_calibration_live),
+        cmocka_unit_test(test_cpu_fallback),     cmocka_unit_test(test_cpu_set_rows),
+        cmocka_unit_test(test_cpu_device_list),  cmocka_unit_test(test_one_token_prompt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,15 +136,26 @@ static void print_row(FILE *out, const char *fmt, const char *arch, const struct
         for (int r = 0; r < h->t.reps; r++) {
             fprintf(out, "%s%.4f", r ? ";" : "", h->ts[r]);
         }
-        fprintf(out, "\",%.4f\n", m->modelled_ts);
+        if (isnan(m->modelled_ts)) {
+            fprintf(out, "\",\n");
+        } else {
+            fprintf(out, "\",%.4f\n", m->modelled_ts);
+        }
         return;
     }
-    fprintf(out, "| %s | %s | %d | %s | %s%d | %.2f ± %.2f | %.2f |\n", h->desc, h->devices, h->threads, arch, kind,
-            h->t.n, mean, sd, m->modelled_ts);
+    char modelled[32] = ""; /* empty for a device list without an NPU device */
+    if (!isnan(m->modelled_ts)) {
+        snprintf(modelled, sizeof(modelled), "%.2f", m->modelled_ts);
+    }
+    fprintf(out, "| %s | %s | %d | %s | %s%d | %.2f ± %.2f | %s |\n", h->desc, h->devices, h->threads, arch, kind,
+            h->t.n, mean, sd, modelled);
 }
 
 /* The per-op table of one modelled test. */
 static void print_breakdown(FILE *out, const char *fmt, const char *arch, const struct bench_row *m) {
+    if (isnan(m->modelled_ts)) {
+        return; /* not modelled */
+    }
     const struct vnpu_htp_perf *p = &m->perf;
     const char *kind = m->t.kind == BENCH_MODEL_PP ? "pp" : "tg";
     const bool csv = strcmp(fmt, "csv") == 0;
@@ -161,9 +172,9 @@ static void print_breakdown(FILE *out, const char *fmt, const char *arch, const 
         const struct vnpu_htp_perf_row *r = &p->rows[i];
         const double share = p->us > 0.0 ? 100.0 * r->us / p->us : 0.0;
         if (csv) {
-            fprintf(out, "%s,%s%d,\"%s\",%llu,%.3f,%.2f,%s,%llu,%llu,%llu\n", arch, kind, m->t.n, r->op,
+            fprintf(out, "%s,%s%d,\"%s\",%llu,%.3f,%.2f,%s,%llu,%llu,%llu,\"%s\",%d\n", arch, kind, m->t.n, r->op,
                     (unsigned long long) r->count, r->us, share, row_bound(r), (unsigned long long) r->dma_bytes,
-                    (unsigned long long) r->packets, (unsigned long long) r->hmx_tiles);
+                    (unsigned long long) r->packets, (unsigned long long) r->hmx_tiles, m->devices, m->threads);
         } else {
             fprintf(out, "| %s | %llu | %.3f | %.1f %% | %s | %.2f | %llu | %llu |\n", r->op,
                     (unsigned long long) r->count, r->us * 1e-3, share, row_bound(r), (double) r->dma_bytes / 1e6,
@@ -172,8 +183,8 @@ static void print_breakdown(FILE *out, const char *fmt, const char *arch, const 
     }
     const double share = p->us > 0.0 ? 100.0 * p->request_us / p->us : 0.0;
     if (csv) {
-        fprintf(out, "%s,%s%d,\"(requests)\",%llu,%.3f,%.2f,fixed,,,\n", arch, kind, m->t.n,
-                (unsigned long long) p->requests, p->request_us, share);
+        fprintf(out, "%s,%s%d,\"(requests)\",%llu,%.3f,%.2f,fixed,,,,\"%s\",%d\n", arch, kind, m->t.n,
+                (unsigned long long) p->requests, p->request_us, share, m->devices, m->threads);
     } else {
         fprintf(out, "| (requests) | %llu | %.3f | %.1f %% | fixed | | | |\n", (unsigned long long) p->requests,
                 p->request_us * 1e-3, share);
@@ -188,6 +199,9 @@ static int scope_by_packets(const void *a, const void *b) {
 
 /* The NPU functions of one modelled test, most packets first (m: a copy, sorted here). */
 static void print_scopes(FILE *out, const char *fmt, const char *arch, struct bench_row *m) {
+    if (isnan(m->modelled_ts)) {
+        return; /* not modelled */
+    }
     struct vnpu_htp_perf *p = &m->perf;
     qsort(p->scopes, p->n_scopes, sizeof(p->scopes[0]), scope_by_packets);
     const char *kind = m->t.kind == BENCH_MODEL_PP ? "pp" : "tg";
@@ -210,9 +224,9 @@ static void print_scopes(FILE *out, const char *fmt, const char *arch, struct be
         const double share = total > 0.0 ? 100.0 * s->packets / total : 0.0;
         const double ratio = s->hvx ? s->packets / (double) s->hvx : 0.0;
         if (csv) {
-            fprintf(out, "%s,%s%d,\"%s\",%llu,%llu,%.1f,%.4f,%s\n", arch, kind, m->t.n, s->name,
+            fprintf(out, "%s,%s%d,\"%s\",%llu,%llu,%.1f,%.4f,%s,\"%s\",%d\n", arch, kind, m->t.n, s->name,
                     (unsigned long long) s->hvx, (unsigned long long) s->trips, s->packets, ratio,
-                    s->calibrated ? "calibration" : "resources");
+                    s->calibrated ? "calibration" : "resources", m->devices, m->threads);
         } else if (share >= 0.1) {
             fprintf(out, "| %s | %llu | %llu | %.1f | %.0f | %.3f | %.1f %% | %s |\n", s->name,
                     (unsigned long long) s->hvx, (unsigned long long) s->trips,
@@ -245,7 +259,9 @@ int bench_arch_run(const char *const *archs, int n, bench_run_fn run, void *args
         }
         if (breakdown) {
             if (strcmp(fmt, "csv") == 0) {
-                fprintf(out, "\narch,test,op,count,modelled_us,share,bound,dma_bytes,hvx_packets,hmx_tiles\n");
+                fprintf(
+                    out,
+                    "\narch,test,op,count,modelled_us,share,bound,dma_bytes,hvx_packets,hmx_tiles,devices,threads\n");
             }
             for (int a = 0; a < n; a++) {
                 for (int i = 0; i < n_rows[a]; i++) {
@@ -253,7 +269,7 @@ int bench_arch_run(const char *const *archs, int n, bench_run_fn run, void *args
                 }
             }
             if (strcmp(fmt, "csv") == 0) {
-                fprintf(out, "\narch,test,function,hvx,trips,packets,packets_per_hvx,priced_by\n");
+                fprintf(out, "\narch,test,function,hvx,trips,packets,packets_per_hvx,priced_by,devices,threads\n");
             }
             for (int a = 0; a < n; a++) {
                 for (int i = 0; i < n_rows[a]; i++) {

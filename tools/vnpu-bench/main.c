@@ -591,12 +591,14 @@ static int run_tests(const struct args *a, const struct bench_sink *sink, const 
                 return 1;
             }
             if (sink->modelled) {
-                if (!vnpu_htp_perf_read(&r->perf, true) || r->perf.us <= 0.0) {
+                const bool priced = vnpu_htp_perf_read(&r->perf, true) && r->perf.us > 0.0;
+                if (!priced && strstr(vnpu_model_devices(model), "HTP")) {
                     fprintf(stderr, TOOL ": %s%d on %s: no NPU device ran under the cost model\n",
                             kind == 0 ? "pp" : "tg", t.n, devices);
                     return 1;
                 }
-                r->modelled_ts = t.n / (r->perf.us * 1e-6);
+                /* a list without an NPU device (CPU) is not modelled: its modelled cell stays empty */
+                r->modelled_ts = priced ? t.n / (r->perf.us * 1e-6) : NAN;
             }
             if (bench_sink_row(sink, r) != 0) {
                 return 1;

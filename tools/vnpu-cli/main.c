@@ -403,7 +403,11 @@ static int generate(struct vnpu_model *model, struct vnpu_context *ctx, struct v
     struct vnpu_htp_perf modelled_prompt, modelled_eval;
     vnpu_htp_perf_read(&modelled_prompt, true); /* what loading sent, if anything */
     bool ok = vnpu_decode(ctx, tokens, NULL, n_prompt, a->logits_out != NULL) == VNPU_STATUS_OK;
-    vnpu_htp_perf_read(&modelled_prompt, true);
+    if (n_prompt > 1) {
+        vnpu_htp_perf_read(&modelled_prompt, true);
+    } else { /* as the host's lines count it (llama.cpp's rule): a one-token prompt is an eval */
+        modelled_prompt.us = 0.0;
+    }
     for (int32_t i = 0; ok && a->logits_out && i < n_prompt; i++) {
         logits_file_row(lf, vnpu_get_logits(ctx, i), n_vocab);
     }
