@@ -22,6 +22,7 @@
 #include "htp-config.h"
 #include "htp-host.h"
 #include "llama.h"
+#include "perf-target.h"
 #include "tool-common.h"
 
 #include <math.h>
@@ -283,6 +284,12 @@ static void parse_args(int argc, char **argv, struct args *a) {
         if (!vdsp_arch_parse(a->archs.item[i], &arch)) {
             usage_error("unknown --arch '%s' (v73, v75, v79, v81: the targets vnpu builds an NPU library for)",
                         a->archs.item[i]);
+        }
+        a->archs.item[i] = perf_target_arch((uint32_t) arch)->name; /* "79", "V79": the arch column's "v79" */
+        for (int j = 0; j < i; j++) {
+            if (strcmp(a->archs.item[j], a->archs.item[i]) == 0) {
+                usage_error("--arch: %s given twice", a->archs.item[i]);
+            }
         }
     }
     list_parse(&a->types, "--type", types);
