@@ -260,27 +260,27 @@ HVX_S_INLINE hvx_simd_t hvx_s_mullo32(hvx_simd_t a, hvx_simd_t b) {
 }
 
 /* --- element order changes within a chunk pair, in element order (not AVX2 128-bit lanes) --- */
-/* interleave the first halves of a and b: a0 b0 a1 b1 ... for element size 1, 2, 4 or 8 bytes */
-HVX_S_INLINE hvx_simd_t hvx_s_zip_lo(hvx_simd_t a, hvx_simd_t b, int esize) {
-    a = _mm256_permute4x64_epi64(a, 0xD8); /* 64-bit quarters 0 2 1 3 */
-    b = _mm256_permute4x64_epi64(b, 0xD8);
+/* AVX2's in-lane interleave of a and b: in each 128-bit lane, the first (hi = 0) or second (hi = 1) half of a's
+ * elements with b's, for element size 1, 2, 4 or 8 bytes */
+HVX_S_INLINE hvx_simd_t hvx_s_unpack(hvx_simd_t a, hvx_simd_t b, int esize, int hi) {
     switch (esize) {
-        case 1: return _mm256_unpacklo_epi8(a, b);
-        case 2: return _mm256_unpacklo_epi16(a, b);
-        case 4: return _mm256_unpacklo_epi32(a, b);
-        default: return _mm256_unpacklo_epi64(a, b);
+        case 1: return hi ? _mm256_unpackhi_epi8(a, b) : _mm256_unpacklo_epi8(a, b);
+        case 2: return hi ? _mm256_unpackhi_epi16(a, b) : _mm256_unpacklo_epi16(a, b);
+        case 4: return hi ? _mm256_unpackhi_epi32(a, b) : _mm256_unpacklo_epi32(a, b);
+        default: return hi ? _mm256_unpackhi_epi64(a, b) : _mm256_unpacklo_epi64(a, b);
     }
 }
-/* interleave the second halves of a and b */
+/* interleave the first halves of a and b: a0 b0 a1 b1 ... for element size 1, 2, 4 or 8 bytes. The in-lane
+ * interleaves hold it in their low lanes; a 128-bit insert joins them (cheaper than the VPERMQ of each operand
+ * before the unpack it replaces, and zip_hi's unpacks of the same operands are shared) */
+HVX_S_INLINE hvx_simd_t hvx_s_zip_lo(hvx_simd_t a, hvx_simd_t b, int esize) {
+    const __m256i l = hvx_s_unpack(a, b, esize, 0), h = hvx_s_unpack(a, b, esize, 1);
+    return _mm256_inserti128_si256(l, _mm256_castsi256_si128(h), 1);
+}
+/* interleave the second halves of a and b: the in-lane interleaves' high lanes */
 HVX_S_INLINE hvx_simd_t hvx_s_zip_hi(hvx_simd_t a, hvx_simd_t b, int esize) {
-    a = _mm256_permute4x64_epi64(a, 0xD8);
-    b = _mm256_permute4x64_epi64(b, 0xD8);
-    switch (esize) {
-        case 1: return _mm256_unpackhi_epi8(a, b);
-        case 2: return _mm256_unpackhi_epi16(a, b);
-        case 4: return _mm256_unpackhi_epi32(a, b);
-        default: return _mm256_unpackhi_epi64(a, b);
-    }
+    const __m256i l = hvx_s_unpack(a, b, esize, 0), h = hvx_s_unpack(a, b, esize, 1);
+    return _mm256_permute2x128_si256(l, h, 0x31);
 }
 /* even-indexed (odd = 0) or odd-indexed (odd = 1) elements of a, then those of b */
 HVX_S_INLINE hvx_simd_t hvx_s_unzip(hvx_simd_t a, hvx_simd_t b, int esize, int odd) {
