@@ -179,8 +179,7 @@ static bool perf_is_output(const struct vnpu_tensor *node) {
  * is that result). */
 static uint64_t perf_cpu_bytes(const struct vnpu_tensor *node) {
     const bool scatter = node->op == VNPU_OP_SET_ROWS && node->src[0];
-    uint64_t bytes =
-        scatter ? (uint64_t) (vnpu_nelements(node->src[0]) / node->src[0]->ne[0]) * node->nb[1] : vnpu_nbytes(node);
+    uint64_t bytes = scatter ? (uint64_t) vnpu_nrows(node->src[0]) * node->nb[1] : vnpu_nbytes(node);
     for (int s = 0; s < VNPU_MAX_SRC; s++) {
         const struct vnpu_tensor *src = node->src[s];
         if (src && !(scatter && s == 2)) {
@@ -198,6 +197,7 @@ static void perf_cpu_observe(void *arg, struct vnpu_device *dev, struct vnpu_ten
     }
     pthread_mutex_lock(&perf_cpu.lock);
     double run_us = 0.0;
+    /* a run that races the last device's close finds no target: nothing to price */
     for (int i = 0; i < n_nodes && perf_cpu.target; i++) {
         if (vnpu_op_is_empty(nodes[i]->op)) {
             continue;
