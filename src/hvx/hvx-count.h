@@ -122,14 +122,14 @@ static inline void hvx_scope_leave(const uint8_t *prev) {
 #define HVX_COUNT(cls) ((void) (hvx_counts_tls.hvx[HVX_CLASS_##cls]++, hvx_counts_tls.scope[hvx_scope_tls]++))
 #define HMX_COUNT(op)  ((void) hvx_counts_tls.hmx[HMX_OP_##op]++)
 /* The first statement of a scoped function: its instructions count under its name until it returns. */
-#define HVX_SCOPE()                                                                          \
-    static uint8_t hvx_scope_id_;                                                            \
-    uint8_t hvx_scope_now_ = __atomic_load_n(&hvx_scope_id_, __ATOMIC_RELAXED);              \
-    if (hvx_scope_now_ == 0) {                                                               \
-        hvx_scope_now_ = hvx_scope_register(__func__);                                       \
-        __atomic_store_n(&hvx_scope_id_, hvx_scope_now_, __ATOMIC_RELAXED);                  \
-    }                                                                                        \
-    const uint8_t hvx_scope_prev_ __attribute__((cleanup(hvx_scope_leave))) = hvx_scope_tls; \
+#define HVX_SCOPE()                                                                                  \
+    static uint8_t hvx_scope_id_;                                                                    \
+    uint8_t hvx_scope_now_ = __atomic_load_n(&hvx_scope_id_, __ATOMIC_RELAXED);                      \
+    if (hvx_scope_now_ == 0) {                                                                       \
+        hvx_scope_now_ = hvx_scope_register(__func__);                                               \
+        __atomic_store_n(&hvx_scope_id_, hvx_scope_now_, __ATOMIC_RELAXED);                          \
+    }                                                                                                \
+    const uint8_t hvx_scope_prev_ __attribute__((unused, cleanup(hvx_scope_leave))) = hvx_scope_tls; \
     hvx_scope_tls = hvx_scope_now_
 /* The first statement of the body of a scoped function's hot loop (the loop its calibration line describes). */
 #define HVX_SCOPE_TRIP() ((void) hvx_counts_tls.trips[hvx_scope_tls]++)

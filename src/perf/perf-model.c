@@ -185,12 +185,13 @@ static double perf_thread_packets(const struct perf_calib *c, const struct htp_t
         if (n == 0) {
             continue;
         }
-        uint32_t p, v;
+        uint32_t p = 0, v = 0;
         const char *name = id < names->n ? names->name[id] : "other";
         const bool cal = c && id > 0 && id < names->n && perf_calib_find(c, name, &p, &v);
-        const double trips = th->scope_trips[k], in_loop = trips * v;
+        const double trips = th->scope_trips[k];
         double k_packets;
         if (cal && trips > 0) { /* the loop as compiled, the rest at the resource bound */
+            const double in_loop = trips * v;
             k_packets = trips * p + (n > in_loop ? (n - in_loop) * res_per_insn : 0.0);
         } else if (cal) {
             k_packets = (double) n * p / v;
