@@ -16,11 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct vnpu_gallocr {
-    struct vnpu_buffer_type *bt;
-    struct vnpu_buffer *buf; /* NULL until the first graph */
-};
-
 /* What the plan knows about one tensor the graph touches. */
 struct galloc_entry {
     struct vnpu_tensor *t;
@@ -40,13 +35,23 @@ struct galloc_range {
     size_t size;
 };
 
+/* One graph's plan. Its arrays are the allocator's, kept from graph to graph (a decode step plans a graph of the
+ * same size every token): grown, never shrunk, freed with the allocator. */
 struct galloc_plan {
-    struct galloc_entry *entries; /* sorted by tensor address */
-    int n_entries;
-    struct galloc_range *free_ranges; /* sorted by offset, never adjacent */
+    struct galloc_entry *entries; /* in the order first met */
+    int n_entries, cap_entries;
+    uint32_t *slots; /* open addressing by tensor address: entry index + 1, 0 empty; n_slots a power of two */
+    uint32_t n_slots;
+    struct galloc_range *free_ranges; /* sorted by offset, never adjacent; at most n_entries + 1 */
     int n_free;
     size_t end; /* high-water mark: the buffer size the plan needs */
     size_t alignment;
+};
+
+struct vnpu_gallocr {
+    struct vnpu_buffer_type *bt;
+    struct vnpu_buffer *buf; /* NULL until the first graph */
+    struct galloc_plan plan;
 };
 
 struct vnpu_gallocr *vnpu_gallocr_new(struct vnpu_buffer_type *bt) {
@@ -62,6 +67,9 @@ struct vnpu_gallocr *vnpu_gallocr_new(struct vnpu_buffer_type *bt) {
 void vnpu_gallocr_free(struct vnpu_gallocr *ga) {
     if (ga) {
         vnpu_buffer_free(ga->buf);
+        free(ga->plan.entries);
+        free(ga->plan.slots);
+        free(ga->plan.free_ranges);
         free(ga);
     }
 }
@@ -72,16 +80,33 @@ size_t vnpu_gallocr_buffer_size(const struct vnpu_gallocr *ga) {
 
 /* ---- the tensor table ---- */
 
-static int entry_cmp(const void *a, const void *b) {
-    const uintptr_t x = (uintptr_t) ((const struct galloc_entry *) a)->t;
-    const uintptr_t y = (uintptr_t) ((const struct galloc_entry *) b)->t;
-    return (x > y) - (x < y);
+/* The first slot to probe for t: Fibonacci hashing of its address (tensors are at least 16-byte aligned). */
+static uint32_t plan_slot(const struct galloc_plan *p, const struct vnpu_tensor *t) {
+    return (uint32_t) ((((uintptr_t) t >> 4) * UINT64_C(0x9e3779b97f4a7c15)) >> 32) & (p->n_slots - 1);
+}
+
+/* The entry of t, added (last_use -1, the rest zero) when add is true and t is new; NULL when t is new and add false.
+ */
+static struct galloc_entry *plan_find(struct galloc_plan *p, const struct vnpu_tensor *t, bool add) {
+    uint32_t i = plan_slot(p, t);
+    for (; p->slots[i]; i = (i + 1) & (p->n_slots - 1)) {
+        struct galloc_entry *e = &p->entries[p->slots[i] - 1];
+        if (e->t == t) {
+            return e;
+        }
+    }
+    if (!add) {
+        return NULL;
+    }
+    struct galloc_entry *e = &p->entries[p->n_entries++];
+    *e = (struct galloc_entry){.t = (struct vnpu_tensor *) t, .last_use = -1};
+    p->slots[i] = (uint32_t) p->n_entries;
+    return e;
 }
 
 /* The entry of t; every tensor the plan meets was collected first. */
 static struct galloc_entry *plan_entry(struct galloc_plan *p, const struct vnpu_tensor *t) {
-    const struct galloc_entry key = {.t = (struct vnpu_tensor *) t};
-    struct galloc_entry *e = bsearch(&key, p->entries, (size_t) p->n_entries, sizeof(key), entry_cmp);
+    struct galloc_entry *e = plan_find(p, t, false);
     VNPU_ASSERT(e);
     return e;
 }
@@ -91,19 +116,54 @@ static struct galloc_entry *plan_root(struct galloc_plan *p, const struct vnpu_t
     return plan_entry(p, t->view_src ? t->view_src : t);
 }
 
-static void plan_collect(struct galloc_plan *p, struct vnpu_tensor *t) {
-    p->entries[p->n_entries++] = (struct galloc_entry){.t = t, .last_use = -1};
+static void plan_collect(struct galloc_plan *p, const struct vnpu_tensor *t) {
+    plan_find(p, t, true);
     if (t->view_src) {
-        p->entries[p->n_entries++] = (struct galloc_entry){.t = t->view_src, .last_use = -1};
+        plan_find(p, t->view_src, true);
     }
+}
+
+/* Room for cap entries, cap + 1 free ranges and a table at most half full, the table emptied; false (logged) when
+ * out of memory or beyond the table's 32-bit indices. */
+static bool plan_reserve(struct galloc_plan *p, size_t cap, int n_nodes) {
+    if (cap > UINT32_MAX / 4) {
+        vnpu_log_error("graph allocator: a plan of %zu tensors is beyond its limit of %u", cap, UINT32_MAX / 4);
+        return false;
+    }
+    if (cap > (size_t) p->cap_entries) {
+        struct galloc_entry *e = realloc(p->entries, cap * sizeof(*e));
+        if (e) {
+            p->entries = e;
+        }
+        struct galloc_range *r = e ? realloc(p->free_ranges, (cap + 1) * sizeof(*r)) : NULL;
+        if (!r) {
+            vnpu_log_error("graph allocator: cannot allocate the plan of %d nodes", n_nodes);
+            return false;
+        }
+        p->free_ranges = r;
+        p->cap_entries = (int) cap;
+    }
+    uint32_t n_slots = 16;
+    while (n_slots < 2 * cap) {
+        n_slots *= 2;
+    }
+    if (n_slots > p->n_slots) {
+        uint32_t *slots = realloc(p->slots, n_slots * sizeof(*slots));
+        if (!slots) {
+            vnpu_log_error("graph allocator: cannot allocate the plan of %d nodes", n_nodes);
+            return false;
+        }
+        p->slots = slots;
+        p->n_slots = n_slots;
+    }
+    memset(p->slots, 0, p->n_slots * sizeof(*p->slots));
+    return true;
 }
 
 /* Fill p->entries with every tensor of g, their sources and the owners of their memory, once each. */
 static enum vnpu_status plan_collect_tensors(struct galloc_plan *p, const struct vnpu_graph *g) {
     const size_t cap = 2 * ((size_t) g->n_leafs + (size_t) g->n_nodes * (1 + VNPU_MAX_SRC)) + 1;
-    p->entries = calloc(cap, sizeof(*p->entries));
-    if (!p->entries) {
-        vnpu_log_error("graph allocator: cannot allocate the plan of %d nodes", g->n_nodes);
+    if (!plan_reserve(p, cap, g->n_nodes)) {
         return VNPU_STATUS_NO_MEMORY;
     }
     for (int i = 0; i < g->n_leafs; i++) {
@@ -117,14 +177,6 @@ static enum vnpu_status plan_collect_tensors(struct galloc_plan *p, const struct
             }
         }
     }
-    qsort(p->entries, (size_t) p->n_entries, sizeof(*p->entries), entry_cmp);
-    int n = 0;
-    for (int i = 0; i < p->n_entries; i++) {
-        if (n == 0 || p->entries[n - 1].t != p->entries[i].t) {
-            p->entries[n++] = p->entries[i];
-        }
-    }
-    p->n_entries = n;
     return VNPU_STATUS_OK;
 }
 
@@ -271,31 +323,18 @@ static enum vnpu_status plan_walk(struct galloc_plan *p, const struct vnpu_graph
     return st;
 }
 
-static void plan_free(struct galloc_plan *p) {
-    free(p->entries);
-    free(p->free_ranges);
-}
-
+/* Plan g into p (its arrays kept, the rest reset). */
 static enum vnpu_status plan_make(struct galloc_plan *p, struct vnpu_buffer_type *bt, const struct vnpu_graph *g) {
-    memset(p, 0, sizeof(*p));
+    p->n_entries = 0;
+    p->n_free = 0;
+    p->end = 0;
     p->alignment = bt->alignment ? bt->alignment : 1;
     enum vnpu_status st = plan_collect_tensors(p, g);
-    if (st == VNPU_STATUS_OK) {
-        /* Free ranges are separated by live blocks, so there are never more than entries + 1. */
-        p->free_ranges = calloc((size_t) p->n_entries + 1, sizeof(*p->free_ranges));
-        if (!p->free_ranges) {
-            vnpu_log_error("graph allocator: cannot allocate the plan of %d nodes", g->n_nodes);
-            st = VNPU_STATUS_NO_MEMORY;
-        }
-    }
     if (st == VNPU_STATUS_OK) {
         st = plan_liveness(p, bt, g);
     }
     if (st == VNPU_STATUS_OK) {
         st = plan_walk(p, g);
-    }
-    if (st != VNPU_STATUS_OK) {
-        plan_free(p);
     }
     return st;
 }
@@ -315,37 +354,30 @@ static enum vnpu_status gallocr_grow(struct vnpu_gallocr *ga, size_t size) {
 }
 
 enum vnpu_status vnpu_gallocr_reserve(struct vnpu_gallocr *ga, const struct vnpu_graph *g) {
-    struct galloc_plan p;
-    enum vnpu_status st = plan_make(&p, ga->bt, g);
-    if (st != VNPU_STATUS_OK) {
-        return st;
-    }
-    st = gallocr_grow(ga, p.end);
-    plan_free(&p);
-    return st;
+    const enum vnpu_status st = plan_make(&ga->plan, ga->bt, g);
+    return st == VNPU_STATUS_OK ? gallocr_grow(ga, ga->plan.end) : st;
 }
 
 enum vnpu_status vnpu_gallocr_alloc_graph(struct vnpu_gallocr *ga, struct vnpu_graph *g) {
-    struct galloc_plan p;
-    enum vnpu_status st = plan_make(&p, ga->bt, g);
+    const struct galloc_plan *p = &ga->plan;
+    enum vnpu_status st = plan_make(&ga->plan, ga->bt, g);
     if (st != VNPU_STATUS_OK) {
         return st;
     }
-    st = gallocr_grow(ga, p.end);
+    st = gallocr_grow(ga, p->end);
     if (st == VNPU_STATUS_OK) {
-        for (int i = 0; i < p.n_entries; i++) {
-            if (p.entries[i].owns) {
-                vnpu_buffer_place_tensor(ga->buf, p.entries[i].t, p.entries[i].offset);
+        for (int i = 0; i < p->n_entries; i++) {
+            if (p->entries[i].owns) {
+                vnpu_buffer_place_tensor(ga->buf, p->entries[i].t, p->entries[i].offset);
             }
         }
-        for (int i = 0; i < p.n_entries; i++) {
-            struct vnpu_tensor *t = p.entries[i].t;
+        for (int i = 0; i < p->n_entries; i++) {
+            struct vnpu_tensor *t = p->entries[i].t;
             if (t->view_src && !t->data) {
                 t->data = (char *) t->view_src->data + t->view_offs;
                 t->buffer = t->view_src->buffer;
             }
         }
     }
-    plan_free(&p);
     return st;
 }
