@@ -170,7 +170,7 @@ struct vnpu_tensor *vnpu_cpy(struct vnpu_ctx *ctx, struct vnpu_tensor *a, struct
     if (b->name[0]) {
         vnpu_set_name(t, "%s (copy of %s)", b->name, a->name);
     } else {
-        vnpu_set_name(t, "%s (copy)", a->name);
+        vnpu_set_name_suffix(t, a->name, " (copy)");
     }
     t->op = VNPU_OP_CPY;
     t->src[0] = a;
@@ -180,7 +180,7 @@ struct vnpu_tensor *vnpu_cpy(struct vnpu_ctx *ctx, struct vnpu_tensor *a, struct
 
 struct vnpu_tensor *vnpu_cont(struct vnpu_ctx *ctx, struct vnpu_tensor *a) {
     struct vnpu_tensor *t = dup_tensor(ctx, a);
-    vnpu_set_name(t, "%s (cont)", a->name);
+    vnpu_set_name_suffix(t, a->name, " (cont)");
     t->op = VNPU_OP_CONT;
     t->src[0] = a;
     return t;

@@ -142,6 +142,14 @@ void vnpu_set_name(struct vnpu_tensor *t, const char *fmt, ...) {
     va_end(ap);
 }
 
+void vnpu_set_name_suffix(struct vnpu_tensor *t, const char *name, const char *suffix) {
+    const size_t cap = sizeof(t->name) - 1;
+    const size_t n = strnlen(name, cap), m = strnlen(suffix, cap - n);
+    memmove(t->name, name, n);
+    memcpy(t->name + n, suffix, m);
+    t->name[n + m] = '\0';
+}
+
 /* ---- properties ---- */
 
 int64_t vnpu_nelements(const struct vnpu_tensor *t) {
@@ -309,7 +317,7 @@ static struct vnpu_tensor *view_tensor(struct vnpu_ctx *ctx, struct vnpu_tensor 
 static struct vnpu_tensor *view_impl(struct vnpu_ctx *ctx, struct vnpu_tensor *a, int n_dims, const int64_t *ne,
                                      size_t offset) {
     struct vnpu_tensor *t = tensor_new_impl(ctx, a->type, n_dims, ne, a, offset);
-    vnpu_set_name(t, "%s (view)", a->name);
+    vnpu_set_name_suffix(t, a->name, " (view)");
     memcpy(t->op_params, &offset, sizeof(offset));
     t->op = VNPU_OP_VIEW;
     t->src[0] = a;
@@ -364,7 +372,7 @@ static struct vnpu_tensor *reshape_impl(struct vnpu_ctx *ctx, struct vnpu_tensor
     }
     VNPU_ASSERT(n == vnpu_nelements(a));
     struct vnpu_tensor *t = tensor_new_impl(ctx, a->type, n_dims, ne, a, 0);
-    vnpu_set_name(t, "%s (reshaped)", a->name);
+    vnpu_set_name_suffix(t, a->name, " (reshaped)");
     t->op = VNPU_OP_RESHAPE;
     t->src[0] = a;
     return t;
@@ -397,7 +405,7 @@ struct vnpu_tensor *vnpu_permute(struct vnpu_ctx *ctx, struct vnpu_tensor *a, in
         }
     }
     struct vnpu_tensor *t = view_tensor(ctx, a);
-    vnpu_set_name(t, "%s (permuted)", a->name);
+    vnpu_set_name_suffix(t, a->name, " (permuted)");
     for (int i = 0; i < VNPU_MAX_DIMS; i++) {
         t->ne[axis[i]] = a->ne[i];
         t->nb[axis[i]] = a->nb[i];
@@ -410,7 +418,7 @@ struct vnpu_tensor *vnpu_permute(struct vnpu_ctx *ctx, struct vnpu_tensor *a, in
 
 struct vnpu_tensor *vnpu_transpose(struct vnpu_ctx *ctx, struct vnpu_tensor *a) {
     struct vnpu_tensor *t = view_tensor(ctx, a);
-    vnpu_set_name(t, "%s (transposed)", a->name);
+    vnpu_set_name_suffix(t, a->name, " (transposed)");
     t->ne[0] = a->ne[1];
     t->ne[1] = a->ne[0];
     t->nb[0] = a->nb[1];
@@ -422,6 +430,6 @@ struct vnpu_tensor *vnpu_transpose(struct vnpu_ctx *ctx, struct vnpu_tensor *a) 
 
 struct vnpu_tensor *vnpu_view_tensor(struct vnpu_ctx *ctx, struct vnpu_tensor *a) {
     struct vnpu_tensor *t = view_tensor(ctx, a);
-    vnpu_set_name(t, "%s (view)", a->name);
+    vnpu_set_name_suffix(t, a->name, " (view)");
     return t;
 }

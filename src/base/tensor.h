@@ -124,6 +124,9 @@ struct vnpu_tensor *vnpu_new_tensor_4d(struct vnpu_ctx *ctx, enum vnpu_type type
                                        int64_t ne3);
 
 void vnpu_set_name(struct vnpu_tensor *t, const char *fmt, ...);
+/* t's name: name then suffix, cut to VNPU_MAX_NAME - 1 bytes as vnpu_set_name(t, "%s%s", name, suffix) would, without
+ * printf's cost (views and reshapes name a tensor every time a graph is built). name may be t's own name. */
+void vnpu_set_name_suffix(struct vnpu_tensor *t, const char *name, const char *suffix);
 
 int64_t vnpu_nelements(const struct vnpu_tensor *t);
 int64_t vnpu_nrows(const struct vnpu_tensor *t); /* ne[1] * ne[2] * ne[3] */

@@ -2,13 +2,21 @@
 
 #include <math.h>
 
-/* The tensor with a name "<what>-<layer>", as llama.cpp names graph nodes. */
+/* The tensor with a name "<what>-<layer>" (il >= 0) or "<what>", as llama.cpp names graph nodes; without printf, as
+ * every node of every token's graph is named. */
 static struct vnpu_tensor *named(struct vnpu_tensor *t, const char *what, int il) {
+    char layer[12]; /* "-" and up to 10 digits */
+    char *p = layer + sizeof(layer);
+    *--p = '\0';
     if (il >= 0) {
-        vnpu_set_name(t, "%s-%d", what, il);
-    } else {
-        vnpu_set_name(t, "%s", what);
+        unsigned v = (unsigned) il;
+        do {
+            *--p = (char) ('0' + v % 10);
+            v /= 10;
+        } while (v > 0);
+        *--p = '-';
     }
+    vnpu_set_name_suffix(t, what, p);
     return t;
 }
 
