@@ -34,6 +34,15 @@
     } while (0)
 
 /* n rounded up to a multiple of a (a power of two). */
+/* One polling step's pause: the hardware thread yields its issue slots, as the real backend's spin does. */
+static inline void hex_pause(void) {
+#if defined(__hexagon__)
+    __asm__ volatile("pause(#1)");
+#elif defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 static inline uint32_t hex_align_up(uint32_t n, uint32_t a) {
     return (n + a - 1) & ~(a - 1);
 }

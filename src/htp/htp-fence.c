@@ -1,15 +1,6 @@
 /* The group barrier (htp-fence.h, whose rules the comments below name). */
 #include "htp-fence.h"
 
-/* One polling step's pause: the hardware thread yields its issue slots, as the real backend's spin does. */
-static inline void fence_pause(void) {
-#if defined(__hexagon__)
-    __asm__ volatile("pause(#1)");
-#elif defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 /* Device d's slot: seq, then the status written with it (rule 2). */
 static void fence_read(const struct htp_fence *f, uint32_t d, uint32_t *seq, uint32_t *status) {
     *seq = __atomic_load_n(htp_fence_word(f, d, 0), __ATOMIC_ACQUIRE);
@@ -83,7 +74,7 @@ uint32_t htp_fence_barrier(const struct htp_fence *f, uint32_t seq, uint32_t sta
             break;
         }
         if (spins < HTP_FENCE_SPINS) {
-            fence_pause();
+            hex_pause();
             continue;
         }
         const uint64_t waited = vdsp_usecs(f->dev) - t0;

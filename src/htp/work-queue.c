@@ -5,8 +5,12 @@
 
 #include <stdbool.h>
 
-/* Spins on the job number before sleeping: a decode step sends jobs back to back. */
-#define WORK_QUEUE_SPIN 256
+/* How long a waiting thread polls before it sleeps, when the pool's host threads do not outnumber the host's CPUs: a
+ * request's ops come back to back (a stories260K token is ~80 of them, most a few microseconds apart), and a sleeping
+ * thread is woken by a syscall and, on a VM, a wake-up of its idle CPU, which costs more than the op. */
+#define WORK_QUEUE_SPIN_US    50
+/* Polls between two reads of the clock. */
+#define WORK_QUEUE_SPIN_CHECK 64
 
 static const char *const work_queue_names[HTP_MAX_NTHREADS] = {
     "htp-main", "htp-w1", "htp-w2", "htp-w3", "htp-w4", "htp-w5", "htp-w6", "htp-w7", "htp-w8", "htp-w9",
@@ -49,18 +53,39 @@ static void work_queue_job(struct work_queue *q, uint32_t ith) {
     }
 }
 
-/* Wait until *word differs from value: spin a little, then sleep on the futex. */
-static uint32_t work_queue_wait_change(volatile uint32_t *word, uint32_t value) {
+/* Wait until *word differs from value: poll for up to spin_us, then sleep on the futex, counted in sleepers so that a
+ * waker without sleepers makes no syscall (sleepers and the word are sequentially consistent on both sides: a waker
+ * that reads no sleeper changed the word before the sleeper's re-check). */
+static uint32_t work_queue_wait_change(struct work_queue *q, volatile uint32_t *word, uint32_t value) {
     uint32_t now;
-    for (int i = 0; i < WORK_QUEUE_SPIN; i++) {
+    const uint64_t t0 = q->spin_us ? vdsp_usecs(q->dev) : 0;
+    for (uint32_t i = 1;; i++) {
+        if ((now = __atomic_load_n(word, __ATOMIC_ACQUIRE)) != value) {
+            return now;
+        }
+        if (i % WORK_QUEUE_SPIN_CHECK == 0 && (!q->spin_us || vdsp_usecs(q->dev) - t0 >= q->spin_us)) {
+            break;
+        }
+        hex_pause();
+    }
+    for (;;) {
+        __atomic_add_fetch(&q->sleepers, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == value) {
+            vdsp_futex_wait(word, value);
+        }
+        __atomic_sub_fetch(&q->sleepers, 1, __ATOMIC_RELAXED);
         if ((now = __atomic_load_n(word, __ATOMIC_ACQUIRE)) != value) {
             return now;
         }
     }
-    while ((now = __atomic_load_n(word, __ATOMIC_ACQUIRE)) == value) {
-        vdsp_futex_wait(word, value);
+}
+
+/* Wake up to n threads sleeping on word, changed (sequentially consistent) by the caller; no syscall without sleepers.
+ */
+static void work_queue_wake(struct work_queue *q, volatile uint32_t *word, uint32_t n) {
+    if (__atomic_load_n(&q->sleepers, __ATOMIC_SEQ_CST) != 0) {
+        vdsp_futex_wake(word, n);
     }
-    return now;
 }
 
 /* Host thread h's jobs of the current run: h, h + n_host, ... below n. */
@@ -77,13 +102,13 @@ static void work_queue_thread(void *arg) {
     struct work_queue *q = w->q;
     uint32_t seen = 0;
     for (;;) {
-        seen = work_queue_wait_change(&q->seq, seen);
+        seen = work_queue_wait_change(q, &q->seq, seen);
         if (__atomic_load_n(&q->stop, __ATOMIC_ACQUIRE)) {
             return;
         }
         work_queue_jobs(q, w->ith);
-        if (__atomic_sub_fetch(&q->pending, 1, __ATOMIC_ACQ_REL) == 0) {
-            vdsp_futex_wake(&q->pending, 1);
+        if (__atomic_sub_fetch(&q->pending, 1, __ATOMIC_SEQ_CST) == 0) {
+            work_queue_wake(q, &q->pending, 1);
         }
     }
 }
@@ -91,14 +116,14 @@ static void work_queue_thread(void *arg) {
 /* Publish a job (or the stop request) to every worker. */
 static void work_queue_publish(struct work_queue *q) {
     __atomic_store_n(&q->pending, q->n_host - 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&q->seq, 1, __ATOMIC_RELEASE);
-    vdsp_futex_wake(&q->seq, q->n_host - 1);
+    __atomic_add_fetch(&q->seq, 1, __ATOMIC_SEQ_CST);
+    work_queue_wake(q, &q->seq, q->n_host - 1);
 }
 
 static void work_queue_wait_all(struct work_queue *q) {
     uint32_t p;
     while ((p = __atomic_load_n(&q->pending, __ATOMIC_ACQUIRE)) != 0) {
-        work_queue_wait_change(&q->pending, p);
+        work_queue_wait_change(q, &q->pending, p);
     }
 }
 
@@ -108,6 +133,8 @@ int work_queue_init(struct work_queue *q, struct vdsp_device *dev, uint32_t n_th
     q->n_host = 1;
     q->seq = 0;
     q->stop = 0;
+    q->sleepers = 0;
+    q->spin_us = n_host <= vdsp_host_cpus() ? WORK_QUEUE_SPIN_US : 0;
     q->fault = VDSP_FAULT_NONE;
     q->n = 0;
     q->counts = NULL;

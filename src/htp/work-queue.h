@@ -3,7 +3,8 @@
  * i = 0..n-1 and returns when all are done. The pool has n_threads NPU threads, run by n_host host threads
  * (vdsp_host_threads: as many, unless a cost-model session runs a target's threads on fewer): host thread h runs
  * jobs h, h + n_host, ... one after another. Host thread 0 is the caller (the session's main thread); the others
- * are platform threads parked on a futex between jobs.
+ * are platform threads that poll for the next job for a while (unless the pool outnumbers the host's CPUs) and then
+ * park on a futex.
  *
  * Each job runs holding an HVX context (vdsp_hvx_lock: with more workers than contexts they take turns,
  * as on the hardware) and under the platform's fault guard, so a bad address in any worker ends that
@@ -43,10 +44,12 @@ struct work_queue {
     void *data;
     uint32_t n;
 
-    volatile uint32_t seq;     /* job number: workers wait for it to change (futex word) */
-    volatile uint32_t pending; /* workers that have not yet acknowledged the job (futex word) */
-    volatile uint32_t fault;   /* the first enum vdsp_fault of the job, VDSP_FAULT_NONE if none */
-    volatile uint32_t stop;    /* set with the last seq bump: workers exit */
+    volatile uint32_t seq;      /* job number: workers wait for it to change (futex word) */
+    volatile uint32_t pending;  /* workers that have not yet acknowledged the job (futex word) */
+    volatile uint32_t fault;    /* the first enum vdsp_fault of the job, VDSP_FAULT_NONE if none */
+    volatile uint32_t stop;     /* set with the last seq bump: workers exit */
+    volatile uint32_t sleepers; /* threads asleep, or about to be, on seq or pending */
+    uint32_t spin_us;           /* how long a wait polls before it sleeps: 0 when n_host > the host's CPUs */
 };
 
 /* A pool of n_threads NPU threads (1..HTP_MAX_NTHREADS) on n_host host threads (1..n_threads): starts n_host - 1

@@ -83,6 +83,10 @@ void vdsp_thread_join(struct vdsp_device *dev, uint32_t id);
 void vdsp_futex_wait(volatile uint32_t *addr, uint32_t value);
 void vdsp_futex_wake(volatile uint32_t *addr, uint32_t n);
 
+/* The host's online CPUs (at least 1): a platform thread may spin while it waits only when the threads that run at
+ * once do not outnumber them (on a phone each NPU thread has its hardware thread). */
+uint32_t vdsp_host_cpus(void);
+
 /* The same on a word of shared DDR that other sessions map at other addresses (a fence slot, src/htp/htp-fence.h):
  * keyed on the memory, not the address. Wait while *addr == value, at most timeout_us microseconds (spurious wakeups
  * allowed; the caller checks its condition and its deadline); wake every waiter of any session. On a phone the

@@ -87,6 +87,11 @@ void vdsp_futex_wake(volatile uint32_t *addr, uint32_t n) {
     syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n > INT_MAX ? INT_MAX : (int) n, NULL, NULL, 0);
 }
 
+uint32_t vdsp_host_cpus(void) {
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > UINT32_MAX ? UINT32_MAX : (uint32_t) n;
+}
+
 void vdsp_futex_wait_shared(volatile uint32_t *addr, uint32_t value, uint32_t timeout_us) {
     const struct timespec ts = {.tv_sec = timeout_us / 1000000u, .tv_nsec = (long) (timeout_us % 1000000u) * 1000};
     syscall(SYS_futex, addr, FUTEX_WAIT, value, &ts, NULL, 0); /* not _PRIVATE: keyed on the page, not the address */
