@@ -26,11 +26,12 @@ test: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(JOBS)
 
-# The unit tests under AddressSanitizer and UndefinedBehaviorSanitizer: only their targets (and what they depend
-# on) are built, not the tools and end-to-end tests this build would never run.
+# The unit tests under AddressSanitizer and UndefinedBehaviorSanitizer: only their programs and what they load
+# (vnpu-unit-tests, tests/CMakeLists.txt) are built, not the tools, the NPU libraries of other targets and the
+# end-to-end tests this build would never run.
 test-sanitize:
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DVNPU_SANITIZE=ON -DVNPU_BUILD_TESTS=ON
-	cmake --build build-asan -j $(JOBS) --target $$(cd build-asan && ctest -N -L unit | sed -n 's/^ *Test *#[0-9]*: //p')
+	cmake --build build-asan -j $(JOBS) --target vnpu-unit-tests
 	cd build-asan && ctest -L unit --output-on-failure --no-tests=error -j $(JOBS)
 
 format:
