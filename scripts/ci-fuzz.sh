@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzz the GGUF reader and the model checks on top of it: build fuzz-gguf-read and fuzz-model-validate
-# with clang + libFuzzer + ASan/UBSan, run each for FUZZ_SECONDS (default 60) from its seed corpus
+# with clang + libFuzzer + ASan/UBSan, run each for FUZZ_SECONDS (default 60, the two at once) from its seed corpus
 # (fuzz/corpus, fuzz/corpus-model; copied: the committed corpus is not changed), print the executions
 # reached, and fail on any crash, leak, timeout or sanitizer report (the input that caused it is saved as
 # $BUILD_DIR/crash-* / leak-* / timeout-*).
@@ -18,22 +18,31 @@ cmake --build "$build" -j"${FUZZ_JOBS:-2}" --target fuzz-gguf-read fuzz-model-va
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# run_fuzzer TARGET SEED_DIR: FUZZ_SECONDS of TARGET from a copy of its seeds; fails on any report.
+# run_fuzzer TARGET SEED_DIR: FUZZ_SECONDS of TARGET from a copy of its seeds, its log in $work/TARGET.log and its exit
+# status in $work/TARGET.rc. The two fuzzers run at once, one per core.
 run_fuzzer() {
-    target=$1
-    rm -rf "$work/corpus" && mkdir "$work/corpus"
-    status=0
+    local target=$1 status=0
+    mkdir "$work/corpus-$target"
     "$build/fuzz/$target" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
-        -artifact_prefix="$build/" "$work/corpus" "$2" >"$work/log" 2>&1 || status=$?
-    tail -n 25 "$work/log"
-    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
-    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/log")
+        -artifact_prefix="$build/" "$work/corpus-$target" "$2" >"$work/$target.log" 2>&1 || status=$?
+    echo "$status" >"$work/$target.rc"
+}
+
+run_fuzzer fuzz-gguf-read "$root/fuzz/corpus" &
+run_fuzzer fuzz-model-validate "$root/fuzz/corpus-model" &
+wait
+
+failed=0
+for target in fuzz-gguf-read fuzz-model-validate; do
+    log=$work/$target.log
+    status=$(cat "$work/$target.rc")
+    tail -n 25 "$log"
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
     echo "$target: ${execs:-?} executions in ${seconds} s (${rate:-?}/s), exit status $status"
     if [ "$status" -ne 0 ] || [ -z "$execs" ]; then
         echo "$target: FAILED (see the log above; the input is saved under $build/)" >&2
-        exit 1
+        failed=1
     fi
-}
-
-run_fuzzer fuzz-gguf-read "$root/fuzz/corpus"
-run_fuzzer fuzz-model-validate "$root/fuzz/corpus-model"
+done
+exit $failed
