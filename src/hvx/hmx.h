@@ -39,7 +39,8 @@ static inline size_t hmx_tile_index(unsigned r, unsigned c) {
     return (size_t) (r / 2) * 64 + 2 * c + (r & 1);
 }
 
-/* The FP32 accumulators of one 32 x 32 output tile: acc[m][n]. */
+/* The FP32 accumulators of one 32 x 32 output tile: acc[m][n]. A NaN accumulator's bits are unspecified (the host
+ * emulations differ in payload and sign); the store makes it the canonical NaN. */
 struct hmx_acc {
     float acc[HMX_TILE_ROWS][HMX_TILE_COLS];
 };

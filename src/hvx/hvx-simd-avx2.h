@@ -282,42 +282,31 @@ HVX_S_INLINE hvx_simd_t hvx_s_zip_hi(hvx_simd_t a, hvx_simd_t b, int esize) {
     const __m256i l = hvx_s_unpack(a, b, esize, 0), h = hvx_s_unpack(a, b, esize, 1);
     return _mm256_permute2x128_si256(l, h, 0x31);
 }
-/* even-indexed (odd = 0) or odd-indexed (odd = 1) elements of a, then those of b */
+/* even-indexed (odd = 0) or odd-indexed (odd = 1) elements of a, then those of b. Words and doublewords: one shuffle
+ * of the two operands picks a lane's elements of a and b, one VPERMQ puts the lanes in order; bytes and halves are
+ * first sorted within each lane (evens in its low 64 bits, odds in its high 64), then joined the same way */
 HVX_S_INLINE hvx_simd_t hvx_s_unzip(hvx_simd_t a, hvx_simd_t b, int esize, int odd) {
-    hvx_simd_t ta, tb;
+    __m256i t;
     switch (esize) {
-        case 1: {
-            const __m256i sel = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8,
-                                                 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
-            ta = _mm256_shuffle_epi8(a, sel);
-            tb = _mm256_shuffle_epi8(b, sel);
-            break;
-        }
+        case 1:
         case 2: {
-            const __m256i sel = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0, 1, 4, 5, 8, 9,
-                                                 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
-            ta = _mm256_shuffle_epi8(a, sel);
-            tb = _mm256_shuffle_epi8(b, sel);
+            const __m256i sel = esize == 1 ? _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0,
+                                                              2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15)
+                                           : _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0,
+                                                              1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+            const __m256i ta = _mm256_shuffle_epi8(a, sel), tb = _mm256_shuffle_epi8(b, sel);
+            t = odd ? _mm256_unpackhi_epi64(ta, tb) : _mm256_unpacklo_epi64(ta, tb);
             break;
         }
-        case 4:
-            ta = _mm256_shuffle_epi32(a, 0xD8);
-            tb = _mm256_shuffle_epi32(b, 0xD8);
+        case 4: { /* per lane: a's two words, then b's */
+            const __m256 fa = _mm256_castsi256_ps(a), fb = _mm256_castsi256_ps(b);
+            t = _mm256_castps_si256(odd ? _mm256_shuffle_ps(fa, fb, 0xDD) : _mm256_shuffle_ps(fa, fb, 0x88));
             break;
-        default:
-            ta = a;
-            tb = b;
-            break;
+        }
+        default: t = odd ? _mm256_unpackhi_epi64(a, b) : _mm256_unpacklo_epi64(a, b); break;
     }
-    /* each 128-bit lane now holds its even elements in the low 64 bits and odd in the high 64 */
-    if (odd) { /* quarters 1 3 1 3 */
-        ta = _mm256_permute4x64_epi64(ta, 0xDD);
-        tb = _mm256_permute4x64_epi64(tb, 0xDD);
-    } else { /* quarters 0 2 0 2 */
-        ta = _mm256_permute4x64_epi64(ta, 0x88);
-        tb = _mm256_permute4x64_epi64(tb, 0x88);
-    }
-    return _mm256_permute2x128_si256(ta, tb, 0x20);
+    /* each lane holds its part of a in its low 64 bits and of b in its high 64: quarters 0 2 1 3 */
+    return _mm256_permute4x64_epi64(t, 0xD8);
 }
 /* saturating narrow of a then b (element order): i16 -> i8 (us = 0) or u8 (us = 1); i32 -> i16 or u16 */
 HVX_S_INLINE hvx_simd_t hvx_s_pack16(hvx_simd_t a, hvx_simd_t b, int us) {

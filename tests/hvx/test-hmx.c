@@ -77,27 +77,32 @@ static void reference(float acc[HMX_TILE_ROWS][HMX_TILE_COLS], uint16_t out[HMX_
     }
 }
 
-/* Random halves of magnitude about 2^-8 .. 2^4 with, one in 16, an edge value. */
-static uint16_t random_half(struct test_rng *rng) {
+/* Random halves of magnitude about 2^-8 .. 2^4 with, one in 16, an edge value; with specials, one in 1024 an infinity
+ * or a NaN (quiet, signalling, with payloads) too. */
+static uint16_t random_half(struct test_rng *rng, int specials) {
     static const uint16_t edges[] = {0x0000, 0x8000, 0x0001, 0x83FF, 0x0400, 0x7BFF, 0xFBFF, 0x3C00, 0xBC00, 0x3555};
+    static const uint16_t special[] = {0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7C01, 0xFD55};
     const uint64_t r = test_rng_next(rng);
+    if (specials && (r & 1023) == 1) {
+        return special[(r >> 10) % (sizeof(special) / sizeof(special[0]))];
+    }
     if ((r & 15) == 0) {
         return edges[(r >> 4) % (sizeof(edges) / sizeof(edges[0]))];
     }
     return (uint16_t) ((r >> 8) & 0x8000) | (uint16_t) (0x1C00 + ((r >> 16) % 0x3000));
 }
 
-static void fill(const char *seed, int with_scales) {
+static void fill(const char *seed, int with_scales, int specials) {
     struct test_rng rng;
     test_rng_seed(&rng, seed);
     for (int m = 0; m < HMX_TILE_ROWS; m++) {
         for (int k = 0; k < K_TOTAL; k++) {
-            act_rows[m][k] = random_half(&rng);
+            act_rows[m][k] = random_half(&rng, specials);
         }
     }
     for (int k = 0; k < K_TOTAL; k++) {
         for (int n = 0; n < HMX_TILE_COLS; n++) {
-            wt_rows[k][n] = random_half(&rng);
+            wt_rows[k][n] = random_half(&rng, specials);
         }
     }
     memset(col_scales, 0, sizeof(col_scales));
@@ -138,12 +143,14 @@ static void test_tile_layout(void **state) {
     }
 }
 
-static void check_against_reference(const char *seed, int with_scales) {
+/* The accumulators and the stored tile against the reference, bit for bit; a NaN accumulator's bits are unspecified
+ * (hmx.h), so there only its being a NaN. The kinds of accumulator into kinds (NaN, infinite, finite) when not NULL. */
+static void check_against_reference(const char *seed, int with_scales, int specials, int kinds[3]) {
     static struct hmx_acc acc;
     static float want_acc[HMX_TILE_ROWS][HMX_TILE_COLS];
     static uint16_t out_tile[HMX_TILE_HALVES] __attribute__((aligned(128)));
     static uint16_t got[HMX_TILE_ROWS][HMX_TILE_COLS], want[HMX_TILE_ROWS][HMX_TILE_COLS];
-    fill(seed, with_scales);
+    fill(seed, with_scales, specials);
     reference(want_acc, want);
     hmx_acc_clear(&acc);
     hmx_acc_mac(&acc, act_tiles, wt_tiles, 1); /* one tile, then the other three: the same stream */
@@ -152,7 +159,12 @@ static void check_against_reference(const char *seed, int with_scales) {
     unpack_out_tile(out_tile, got);
     for (int m = 0; m < HMX_TILE_ROWS; m++) {
         for (int n = 0; n < HMX_TILE_COLS; n++) {
-            if (vnpu_f32_bits(acc.acc[m][n]) != vnpu_f32_bits(want_acc[m][n]) || got[m][n] != want[m][n]) {
+            const int same_acc = vnpu_f32_bits(acc.acc[m][n]) == vnpu_f32_bits(want_acc[m][n]) ||
+                                 (isnan(acc.acc[m][n]) && isnan(want_acc[m][n]));
+            if (kinds) {
+                kinds[isnan(want_acc[m][n]) ? 0 : isinf(want_acc[m][n]) ? 1 : 2]++;
+            }
+            if (!same_acc || got[m][n] != want[m][n]) {
                 fail_msg("%s: [%d][%d]: acc %a (reference %a), out 0x%04x (reference 0x%04x)", seed, m, n,
                          (double) acc.acc[m][n], (double) want_acc[m][n], got[m][n], want[m][n]);
             }
@@ -162,9 +174,20 @@ static void check_against_reference(const char *seed, int with_scales) {
 
 static void test_matches_reference(void **state) {
     (void) state;
-    check_against_reference("hmx plain", 0);
-    check_against_reference("hmx scaled 1", 1);
-    check_against_reference("hmx scaled 2", 1);
+    check_against_reference("hmx plain", 0, 0, NULL);
+    check_against_reference("hmx scaled 1", 1, 0, NULL);
+    check_against_reference("hmx scaled 2", 1, 0, NULL);
+}
+
+/* Infinities and NaNs among the inputs: NaN and infinite sums, inf * 0, inf - inf, NaNs with payloads. */
+static void test_specials_match_reference(void **state) {
+    (void) state;
+    int kinds[3] = {0};
+    check_against_reference("hmx specials 1", 0, 1, kinds);
+    check_against_reference("hmx specials 2", 1, 1, kinds);
+    check_against_reference("hmx specials 3", 1, 1, kinds);
+    /* each kind of accumulator was met, so the case tests what it names */
+    assert_true(kinds[0] > 0 && kinds[1] > 0 && kinds[2] > 0);
 }
 
 /* FP32 accumulation, one rounding per addition in k order: 1 + 31 products of 2^-24 stays 1 when the
@@ -236,6 +259,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tile_layout),
         cmocka_unit_test(test_matches_reference),
+        cmocka_unit_test(test_specials_match_reference),
         cmocka_unit_test(test_accumulation_order),
         cmocka_unit_test(test_store_rounding),
     };
