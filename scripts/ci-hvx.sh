@@ -40,12 +40,15 @@ n=0
 for arch in 68 69; do
     flags=(--target=hexagon "-mv$arch" -mhvx -mhvx-length=128b -ffreestanding -std=c11 -O2 -Wall -Wextra -Werror
         -ffp-contract=off "-DVNPU_HTP_ARCH=$arch" -Isrc/htp -Isrc/hvx -Isrc/vdsp)
+    srcs=()
     for src in src/hvx/*.c src/htp/*.c; do
         [ -e "$src" ] || continue
         mkdir -p "$work/v$arch/$(dirname "$src")"
-        clang "${flags[@]}" -c "$src" -o "$work/v$arch/$src.o"
-        n=$((n + 1))
+        srcs+=("$src")
     done
+    # JOBS compilations at once; xargs exits non-zero when one fails, and clang has said why
+    printf '%s\n' "${srcs[@]}" | xargs -P "$jobs" -I{} clang "${flags[@]}" -c {} -o "$work/v$arch/{}.o"
+    n=$((n + ${#srcs[@]}))
     printf '#include "hvx.h"\n#include "hmx.h"\n' | clang "${flags[@]}" -x c -c - -o "$work/headers.o"
     n=$((n + 1))
 done
