@@ -27,27 +27,10 @@ void hmx_acc_clear(struct hmx_acc *acc) {
     }
 }
 
-#if VNPU_HVX_SIMD_AVX2
-/* Whether the FP16 tile t holds a NaN (exponent all ones, mantissa not zero). */
-static int hmx_tile_has_nan(const uint16_t *t) {
-    const hvx_simd_t magnitude = hvx_s_set1_16(0x7FFF), inf = hvx_s_set1_16(0x7C00);
-    hvx_simd_t nan = hvx_s_zero();
-    for (unsigned i = 0; i < HMX_TILE_HALVES; i += 16) {
-        nan = hvx_s_or(nan, hvx_s_cmpgt_i16(hvx_s_and(hvx_s_loadu(t + i), magnitude), inf));
-    }
-    return !hvx_s_testz(nan);
-}
-
-/* n binary32 values at f with every NaN made canonical, as hvx_sf(hvx_hf_to_sf()) widens them. */
-static void hmx_canon_nan(float *f, unsigned n) {
-    for (unsigned i = 0; i < n; i++) {
-        f[i] = hvx_sf(hvx_sf_canon(f[i]));
-    }
-}
-#endif
-
-/* A tile's elements as FP32 (exact; NaN canonical), row-major: out[r][c] = element (r, c). In a SIMD build the halves
- * of each 8-column group of rows 2i and 2i + 1 (interleaved) are widened, then split into the two rows' words. */
+/* A tile's elements as FP32 (exact; a NaN stays a NaN, its payload whatever the path gives: hmx.h leaves a NaN
+ * accumulator's bits unspecified and the store canonicalises), row-major: out[r][c] = element (r, c). In a SIMD build
+ * the halves of each 8-column group of rows 2i and 2i + 1 (interleaved) are widened, then split into the two rows'
+ * words. */
 static void hmx_tile_widen(const uint16_t *t, float out[HMX_TILE_ROWS][HMX_TILE_COLS]) {
 #if VNPU_HVX_SIMD_AVX2
     for (unsigned i = 0; i < HMX_TILE_ROWS / 2; i++) {
@@ -57,9 +40,6 @@ static void hmx_tile_widen(const uint16_t *t, float out[HMX_TILE_ROWS][HMX_TILE_
             hvx_s_storeu(&out[2 * i][8 * j], hvx_s_unzip(f0, f1, 4, 0));
             hvx_s_storeu(&out[2 * i + 1][8 * j], hvx_s_unzip(f0, f1, 4, 1));
         }
-    }
-    if (hmx_tile_has_nan(t)) {
-        hmx_canon_nan(&out[0][0], HMX_TILE_HALVES);
     }
 #else
     for (unsigned r = 0; r < HMX_TILE_ROWS; r++) {
@@ -81,9 +61,6 @@ static void hmx_tile_mac(struct hmx_acc *acc, const uint16_t *a, const uint16_t 
         const hvx_simd_t c = hvx_s_loadu(a + i);
         hvx_s_storeu(af + i, hvx_s_cvt_f16_f32(c, 0));
         hvx_s_storeu(af + i + 8, hvx_s_cvt_f16_f32(c, 1));
-    }
-    if (hmx_tile_has_nan(a)) {
-        hmx_canon_nan(af, HMX_TILE_HALVES);
     }
     /* Two accumulator rows of 4 chunks each in registers over k (the -O2 build does not vectorise the loop below). A
      * fused multiply-add would give the same bits (the products are exact) but no speed on this host's Zen 3, whose
