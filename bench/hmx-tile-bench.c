@@ -6,7 +6,9 @@
  *
  *   hmx-tile-bench [tiles [repeats]]   defaults 64 (K = 2048) 30
  */
+#include "hash.h"
 #include "hmx.h"
+#include "rng.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +20,10 @@ static double thread_us(void) {
     return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec / 1e3;
 }
 
-/* FP16 values of magnitude about 2^-4 .. 2^0 from a fixed xorshift stream. */
-static uint16_t next_half(uint32_t *s) {
-    *s ^= *s << 13;
-    *s ^= *s >> 17;
-    *s ^= *s << 5;
-    return (uint16_t) ((*s & 0x8000u) | (0x2C00u + (*s >> 16) % 0x1000u));
+/* An FP16 value of magnitude about 2^-4 .. 2^0, either sign. */
+static uint16_t next_half(struct vnpu_rng *rng) {
+    const uint64_t r = vnpu_rng_next(rng);
+    return (uint16_t) ((r & 0x8000u) | (0x2C00u + (r >> 16) % 0x1000u));
 }
 
 int main(int argc, char **argv) {
@@ -41,10 +41,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "hmx-tile-bench: out of memory for %d tiles\n", tiles);
         return 1;
     }
-    uint32_t s = 0x9E3779B9u;
+    struct vnpu_rng rng;
+    vnpu_rng_seed(&rng, 1);
     for (size_t i = 0; i < halves; i++) {
-        act[i] = next_half(&s);
-        wt[i] = next_half(&s);
+        act[i] = next_half(&rng);
+        wt[i] = next_half(&rng);
     }
     for (int n = 0; n < HMX_SCALES_BYTES / 4; n++) {
         scales[n] = n < HMX_TILE_COLS ? 0x00003C00u : 0; /* scale 1, bias 0 */
@@ -63,10 +64,7 @@ int main(int argc, char **argv) {
         mac = t1 - t0 < mac ? t1 - t0 : mac;
         store = t2 - t1 < store ? t2 - t1 : store;
     }
-    uint64_t digest = 1469598103934665603ull; /* FNV-1a of the stored tile */
-    for (int i = 0; i < HMX_TILE_HALVES; i++) {
-        digest = (digest ^ out[i]) * 1099511628211ull;
-    }
+    const uint64_t digest = vnpu_fnv1a64(out, HMX_TILE_BYTES); /* of the stored tile */
     printf("hmx_acc_mac: %.3f us per tile pair (%d tiles, K = %d); hmx_acc_store_f16: %.3f us per tile; "
            "out digest %016llx\n",
            mac / tiles, tiles, tiles * HMX_TILE_COLS, store / STORES, (unsigned long long) digest);
