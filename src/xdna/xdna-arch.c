@@ -1,0 +1,92 @@
+/*
+ * The XDNA partition and tile tables (xdna-arch.h). Sources in short: "seed 003" is ../shared/seeds/003_*.txt (its
+ * section named after it), "anchors 3.1" is ../shared/design/targets-and-anchors.md section 3.1; an assumption is
+ * marked ASSUMPTION. docs/xdna.md has the long form.
+ */
+#include "xdna-arch.h"
+
+#include "log.h"
+
+#include <assert.h>
+#include <string.h>
+
+/* AIE2 clock: seed 003 gives ~1.0-1.3 GHz; anchors 3.1 derives its figures at 1.0 GHz, the low end (ASSUMPTION:
+ * no measured Phoenix clock). AIE2P: seed 003, 1.76 GHz measured on Strix. DDR: ASSUMPTION, an LPDDR5x-class
+ * figure for the whole NPU (60 GB/s NPU1, 120 GB/s NPU2); a partition of n_cols gets n_cols / n_cols_array of it. */
+#define AIE2_CLOCK_GHZ  1.0   /* seed 003 "Performance ballpark" low end, anchors 3.1 */
+#define AIE2P_CLOCK_GHZ 1.76  /* seed 003: measured on Strix */
+#define NPU1_DDR_GBPS   60.0  /* ASSUMPTION: LPDDR5x-class, all 4 columns together */
+#define NPU2_DDR_GBPS   120.0 /* ASSUMPTION: LPDDR5x-class, all 8 columns together */
+
+/* The IRON device classes of seed 003 "Devices" (NPU1 4x4 compute tiles, NPU2 8x4; NPU1 and NPU2 are the whole
+ * arrays); MACs per cycle per compute tile from seed 003 "Performance ballpark"; clocks and DDR above. */
+/* clang-format off */
+const struct xdna_device xdna_devices[] = {
+    {.name = "NPU1", .arch = XDNA_ARCH_AIE2, .arch_name = "AIE2", .n_cols = 4, .n_cols_array = 4,
+     .clock_ghz = AIE2_CLOCK_GHZ, .int8_macs_per_cycle = 256, .bf16_macs_per_cycle = 128,
+     .ddr_gbytes_per_s = NPU1_DDR_GBPS * 4 / 4},
+    {.name = "NPU1Col1", .arch = XDNA_ARCH_AIE2, .arch_name = "AIE2", .n_cols = 1, .n_cols_array = 4,
+     .clock_ghz = AIE2_CLOCK_GHZ, .int8_macs_per_cycle = 256, .bf16_macs_per_cycle = 128,
+     .ddr_gbytes_per_s = NPU1_DDR_GBPS * 1 / 4},
+    {.name = "NPU1Col2", .arch = XDNA_ARCH_AIE2, .arch_name = "AIE2", .n_cols = 2, .n_cols_array = 4,
+     .clock_ghz = AIE2_CLOCK_GHZ, .int8_macs_per_cycle = 256, .bf16_macs_per_cycle = 128,
+     .ddr_gbytes_per_s = NPU1_DDR_GBPS * 2 / 4},
+    {.name = "NPU1Col4", .arch = XDNA_ARCH_AIE2, .arch_name = "AIE2", .n_cols = 4, .n_cols_array = 4,
+     .clock_ghz = AIE2_CLOCK_GHZ, .int8_macs_per_cycle = 256, .bf16_macs_per_cycle = 128,
+     .ddr_gbytes_per_s = NPU1_DDR_GBPS * 4 / 4},
+    {.name = "NPU2", .arch = XDNA_ARCH_AIE2P, .arch_name = "AIE2P", .n_cols = 8, .n_cols_array = 8,
+     .clock_ghz = AIE2P_CLOCK_GHZ, .int8_macs_per_cycle = 512, .bf16_macs_per_cycle = 256,
+     .ddr_gbytes_per_s = NPU2_DDR_GBPS * 8 / 8},
+    {.name = "NPU2Col1", .arch = XDNA_ARCH_AIE2P, .arch_name = "AIE2P", .n_cols = 1, .n_cols_array = 8,
+     .clock_ghz = AIE2P_CLOCK_GHZ, .int8_macs_per_cycle = 512, .bf16_macs_per_cycle = 256,
+     .ddr_gbytes_per_s = NPU2_DDR_GBPS * 1 / 8},
+    {.name = "NPU2Col4", .arch = XDNA_ARCH_AIE2P, .arch_name = "AIE2P", .n_cols = 4, .n_cols_array = 8,
+     .clock_ghz = AIE2P_CLOCK_GHZ, .int8_macs_per_cycle = 512, .bf16_macs_per_cycle = 256,
+     .ddr_gbytes_per_s = NPU2_DDR_GBPS * 4 / 8},
+    {.name = "NPU2Col8", .arch = XDNA_ARCH_AIE2P, .arch_name = "AIE2P", .n_cols = 8, .n_cols_array = 8,
+     .clock_ghz = AIE2P_CLOCK_GHZ, .int8_macs_per_cycle = 512, .bf16_macs_per_cycle = 256,
+     .ddr_gbytes_per_s = NPU2_DDR_GBPS * 8 / 8},
+};
+/* clang-format on */
+const size_t xdna_n_devices = sizeof(xdna_devices) / sizeof(xdna_devices[0]);
+static_assert(sizeof(xdna_devices) / sizeof(xdna_devices[0]) == 8, "new partition: add its row and its test");
+
+/* Seed 003 "Hardware limits to remember" (the BD table) and "Memory hierarchy & sizes" (64 KB L1, 512 KB L2). */
+static const struct xdna_tile_limits tile_limits[XDNA_TILE_TYPE_COUNT] = {
+    [XDNA_TILE_SHIM] = {.name = "shim tile",
+                        .bd_dims = 3,
+                        .n_bds = 16,
+                        .max_transfer_words = 0xffffffffull /* 2^32-1 */,
+                        .mem_bytes = 0 /* reaches DDR */},
+    [XDNA_TILE_MEM] = {.name = "mem tile",
+                       .bd_dims = 4,
+                       .n_bds = 48,
+                       .max_transfer_words = (1u << 17) - 1,
+                       .mem_bytes = 512u << 10 /* L2 */},
+    [XDNA_TILE_COMPUTE] = {.name = "compute tile",
+                           .bd_dims = 3,
+                           .n_bds = 16,
+                           .max_transfer_words = (1u << 14) - 1,
+                           .mem_bytes = 64u << 10 /* L1 */},
+};
+static_assert(XDNA_TILE_TYPE_COUNT == 3, "new tile type: add its row here");
+static_assert(XDNA_BD_MAX_DIMS == 4, "XDNA_BD_MAX_DIMS is the mem tile's bd_dims");
+
+const struct xdna_device *xdna_device_find(const char *name, size_t len) {
+    for (size_t i = 0; i < xdna_n_devices; i++) {
+        if (strlen(xdna_devices[i].name) == len && memcmp(xdna_devices[i].name, name, len) == 0) {
+            return &xdna_devices[i];
+        }
+    }
+    return NULL;
+}
+
+const struct xdna_tile_limits *xdna_tile_limits(enum xdna_tile_type type) {
+    VNPU_ASSERT((unsigned) type < XDNA_TILE_TYPE_COUNT);
+    return &tile_limits[type];
+}
+
+enum xdna_tile_type xdna_tile_type_of_row(uint32_t row) {
+    VNPU_ASSERT(row < XDNA_ROWS);
+    return row == XDNA_ROW_SHIM ? XDNA_TILE_SHIM : row == XDNA_ROW_MEM ? XDNA_TILE_MEM : XDNA_TILE_COMPUTE;
+}

@@ -1,0 +1,232 @@
+/* The matmul design (xdna-matmul.h). */
+#include "xdna-matmul.h"
+
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WORKERS_PER_COL XDNA_COMPUTE_ROWS
+#define DEPTH           2 /* every fifo double-buffered: a transfer overlaps the kernel */
+
+/* DDR buffers of a run, the runtime sequence's ddr_index. */
+enum { DDR_A, DDR_B, DDR_C, DDR_COUNT };
+
+struct xdna_matmul {
+    struct xdna_matmul_plan plan;
+    struct xdna_design *design;
+};
+
+static uint32_t round_up(uint32_t x, uint32_t to) {
+    return (x + to - 1) / to * to;
+}
+
+enum vnpu_status xdna_matmul_plan_init(struct xdna_matmul_plan *p, const struct xdna_device *dev, bool bfp16,
+                                       uint32_t M, uint32_t K, uint32_t N) {
+    if (M == 0 || K == 0 || N == 0 || M > XDNA_MM_MAX_DIM || K > XDNA_MM_MAX_DIM || N > XDNA_MM_MAX_DIM) {
+        vnpu_log_error("%s: matmul %u x %u x %u: each dimension must be 1..%u", dev->name, M, K, N, XDNA_MM_MAX_DIM);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    uint32_t dims[3];
+    if (!xdna_mmul_dims(dev->arch, XDNA_DTYPE_BF16, bfp16, dims)) {
+        vnpu_log_error("%s: no bf16%s mmul on %s", dev->name, bfp16 ? " (BFP16 emulation)" : "", dev->arch_name);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    const uint32_t m = M >= XDNA_MM_TILE_M ? XDNA_MM_TILE_M : round_up(M, 2 * dims[0]);
+    *p = (struct xdna_matmul_plan){.dev = dev, .M = M, .K = K, .N = N};
+    enum vnpu_status st = xdna_mm_kernel_init(&p->kernel, dev->arch, XDNA_DTYPE_BF16, XDNA_DTYPE_F32, bfp16, m,
+                                              XDNA_MM_TILE_K, XDNA_MM_TILE_N);
+    if (st != VNPU_STATUS_OK) {
+        return st;
+    }
+    const uint32_t group = WORKERS_PER_COL * XDNA_MM_TILE_N;
+    const uint32_t groups = (N + group - 1) / group;
+    p->n_cols = groups < dev->n_cols ? groups : dev->n_cols;
+    p->groups_per_col = (groups + p->n_cols - 1) / p->n_cols;
+    p->m_pad = round_up(M, m);
+    p->k_pad = round_up(K, XDNA_MM_TILE_K);
+    p->n_pad = p->groups_per_col * p->n_cols * group;
+    p->mt = p->m_pad / m;
+    p->kt = p->k_pad / XDNA_MM_TILE_K;
+    return VNPU_STATUS_OK;
+}
+
+size_t xdna_matmul_b_elems(const struct xdna_matmul_plan *p) {
+    return (size_t) p->k_pad * p->n_pad;
+}
+
+/* Packed B: for each group g, for each k-tile, the four workers' k x n tiles in turn, each blocked s x t (the
+ * kernel's layout, xdna-mmul.h): the order in which the shim reads it, so that its fill is one plain run a k-tile. */
+void xdna_matmul_pack_b_row(const struct xdna_matmul_plan *p, uint32_t o, const float *w, vnpu_bf16_t *b) {
+    const uint32_t k = XDNA_MM_TILE_K, n = XDNA_MM_TILE_N, s = p->kernel.base.mac_dims[1],
+                   t = p->kernel.base.mac_dims[2];
+    const uint32_t g = o / (WORKERS_PER_COL * n), wk = o / n % WORKERS_PER_COL, j = o % n;
+    for (uint32_t kk = 0; kk < p->K; kk++) {
+        const uint32_t kt = kk / k, kr = kk % k;
+        const size_t tile = (((size_t) g * p->kt + kt) * WORKERS_PER_COL + wk) * k * n;
+        const size_t in_tile = ((size_t) (kr / s) * (n / t) + j / t) * s * t + (size_t) (kr % s) * t + j % t;
+        b[tile + in_tile] = vnpu_f32_to_bf16(w[kk]);
+    }
+}
+
+static struct xdna_tap tap2(uint64_t offset, uint32_t s0, int64_t st0, uint32_t s1) {
+    return (struct xdna_tap){.n_dims = 2, .sizes = {s0, s1}, .strides = {st0, 1}, .offset = offset};
+}
+
+static struct xdna_tap tap4(const uint32_t sizes[4], const int64_t strides[4]) {
+    struct xdna_tap t = {.n_dims = 4};
+    memcpy(t.sizes, sizes, 4 * sizeof(sizes[0]));
+    memcpy(t.strides, strides, 4 * sizeof(strides[0]));
+    return t;
+}
+
+/* Column c's fifos and links; ids into a[], b[w], c_l1[w], c_l2[w]. */
+struct col_fifos {
+    int a_l2, a_l1, b_l2, b_l1[WORKERS_PER_COL], c_l1[WORKERS_PER_COL], c_l2[WORKERS_PER_COL];
+};
+
+static void build_col_fifos(struct xdna_design *d, const struct xdna_matmul_plan *p, uint32_t c, struct col_fifos *f) {
+    const uint32_t m = p->kernel.m, k = p->kernel.k, n = p->kernel.n;
+    const uint32_t r = p->kernel.base.mac_dims[0], s = p->kernel.base.mac_dims[1], t = p->kernel.base.mac_dims[2];
+    const struct xdna_tile shim = {(uint8_t) c, XDNA_ROW_SHIM}, mem = {(uint8_t) c, XDNA_ROW_MEM};
+    struct xdna_tile cores[WORKERS_PER_COL];
+    for (uint32_t w = 0; w < WORKERS_PER_COL; w++) {
+        cores[w] = (struct xdna_tile){(uint8_t) c, (uint8_t) (XDNA_ROW_COMPUTE0 + w)};
+    }
+    char name[32];
+    snprintf(name, sizeof(name), "A_l2_%u", c);
+    f->a_l2 = xdna_fifo_new(d, name, shim, &mem, 1, DEPTH, m * k, 2);
+    snprintf(name, sizeof(name), "A_l1_%u", c);
+    f->a_l1 = xdna_fifo_new(d, name, mem, cores, WORKERS_PER_COL, DEPTH, m * k, 2);
+    /* A row-major m x k in L2 to (m/r) x (k/s) blocks of r x s: a 4-dim BD, which only the mem tile has */
+    const struct xdna_tap a_block =
+        tap4((const uint32_t[4]){m / r, k / s, r, s}, (const int64_t[4]){(int64_t) r * k, s, k, 1});
+    xdna_fifo_dims_to_stream(d, f->a_l1, &a_block);
+    xdna_link_new(d, mem, &f->a_l2, 1, &f->a_l1, 1, (const uint32_t[1]){0});
+    snprintf(name, sizeof(name), "B_l2_%u", c);
+    f->b_l2 = xdna_fifo_new(d, name, shim, &mem, 1, DEPTH, WORKERS_PER_COL * k * n, 2);
+    uint32_t offsets[WORKERS_PER_COL];
+    for (uint32_t w = 0; w < WORKERS_PER_COL; w++) {
+        snprintf(name, sizeof(name), "B_l1_%u_%u", c, w);
+        f->b_l1[w] = xdna_fifo_new(d, name, mem, &cores[w], 1, DEPTH, k * n, 2);
+        offsets[w] = w * k * n;
+    }
+    xdna_link_new(d, mem, &f->b_l2, 1, f->b_l1, WORKERS_PER_COL, offsets);
+    /* C (m/r) x (n/t) blocks of r x t back to row-major m x n: the mem tile's 4-dim BD again */
+    const struct xdna_tap c_unblock =
+        tap4((const uint32_t[4]){m / r, r, n / t, t}, (const int64_t[4]){(int64_t) r * n, t, (int64_t) r * t, 1});
+    for (uint32_t w = 0; w < WORKERS_PER_COL; w++) {
+        snprintf(name, sizeof(name), "C_l1_%u_%u", c, w);
+        f->c_l1[w] = xdna_fifo_new(d, name, cores[w], &mem, 1, DEPTH, m * n, 4);
+        snprintf(name, sizeof(name), "C_l2_%u_%u", c, w);
+        f->c_l2[w] = xdna_fifo_new(d, name, mem, &shim, 1, DEPTH, m * n, 4);
+        xdna_fifo_dims_to_stream(d, f->c_l2[w], &c_unblock);
+        xdna_link_new(d, mem, &f->c_l1[w], 1, &f->c_l2[w], 1, (const uint32_t[1]){0});
+    }
+}
+
+/* One m-tile of worker w: acquire C, zero it, accumulate k_tiles of A B into it, release it. */
+static void build_worker_tile(struct xdna_design *d, const struct xdna_matmul_plan *p, int worker, int a, int b, int c,
+                              uint32_t rows_valid) {
+    const struct xdna_mm_args args = {.kernel = &p->kernel, .rows_valid = rows_valid};
+    xdna_worker_acquire(d, worker, c, 1);
+    xdna_worker_call(d, worker, &xdna_mm_zero, (const struct xdna_call_buf[1]){{c, 0}}, 1, NULL, 0);
+    xdna_worker_loop_begin(d, worker, p->kt);
+    xdna_worker_acquire(d, worker, a, 1);
+    xdna_worker_acquire(d, worker, b, 1);
+    xdna_worker_call(d, worker, &p->kernel.base, (const struct xdna_call_buf[3]){{a, 0}, {b, 0}, {c, 0}}, 3, &args,
+                     sizeof(args));
+    xdna_worker_release(d, worker, a, 1);
+    xdna_worker_release(d, worker, b, 1);
+    xdna_worker_loop_end(d, worker);
+    xdna_worker_release(d, worker, c, 1);
+}
+
+static void build_workers(struct xdna_design *d, const struct xdna_matmul_plan *p, uint32_t c,
+                          const struct col_fifos *f) {
+    const uint32_t m = p->kernel.m, last_rows = p->M - (p->mt - 1) * m;
+    for (uint32_t w = 0; w < WORKERS_PER_COL; w++) {
+        const int worker = xdna_worker_new(d, (struct xdna_tile){(uint8_t) c, (uint8_t) (XDNA_ROW_COMPUTE0 + w)});
+        xdna_worker_loop_begin(d, worker, p->groups_per_col);
+        if (p->mt > 1) {
+            xdna_worker_loop_begin(d, worker, p->mt - 1);
+            build_worker_tile(d, p, worker, f->a_l1, f->b_l1[w], f->c_l1[w], m);
+            xdna_worker_loop_end(d, worker);
+        }
+        build_worker_tile(d, p, worker, f->a_l1, f->b_l1[w], f->c_l1[w], last_rows);
+        xdna_worker_loop_end(d, worker);
+    }
+}
+
+/* Column c's runtime sequence, one k-tile of A and of B at a time, in the order the workers take them, then the four
+ * C tiles of the m-tile. */
+static void build_runtime(struct xdna_design *d, const struct xdna_matmul_plan *p, uint32_t c,
+                          const struct col_fifos *f) {
+    const uint32_t m = p->kernel.m, k = p->kernel.k, n = p->kernel.n;
+    for (uint32_t gi = 0; gi < p->groups_per_col; gi++) {
+        const uint64_t g = (uint64_t) gi * p->n_cols + c;
+        for (uint32_t mt = 0; mt < p->mt; mt++) {
+            for (uint32_t kt = 0; kt < p->kt; kt++) {
+                const struct xdna_tap a = tap2((uint64_t) mt * m * p->k_pad + (uint64_t) kt * k, m, p->k_pad, k);
+                xdna_runtime_fill(d, f->a_l2, DDR_A, &a, true);
+                const struct xdna_tap b = tap2((g * p->kt + kt) * WORKERS_PER_COL * k * n, WORKERS_PER_COL * k, n, n);
+                xdna_runtime_fill(d, f->b_l2, DDR_B, &b, false);
+            }
+            for (uint32_t w = 0; w < WORKERS_PER_COL; w++) {
+                const struct xdna_tap out =
+                    tap2((uint64_t) mt * m * p->n_pad + (g * WORKERS_PER_COL + w) * n, m, p->n_pad, n);
+                xdna_runtime_drain(d, f->c_l2[w], DDR_C, &out);
+            }
+        }
+    }
+}
+
+enum vnpu_status xdna_matmul_new(const struct xdna_matmul_plan *p, bool strict, struct xdna_matmul **out) {
+    *out = NULL;
+    struct xdna_matmul *mm = calloc(1, sizeof(*mm));
+    if (!mm) {
+        vnpu_log_error("%s: cannot allocate a matmul design", p->dev->name);
+        return VNPU_STATUS_NO_MEMORY;
+    }
+    mm->plan = *p;
+    enum vnpu_status st = xdna_design_new(p->dev, strict, &mm->design);
+    if (st != VNPU_STATUS_OK) {
+        free(mm);
+        return st;
+    }
+    for (uint32_t c = 0; c < p->n_cols; c++) {
+        struct col_fifos f;
+        build_col_fifos(mm->design, &mm->plan, c, &f);
+        build_workers(mm->design, &mm->plan, c, &f);
+        build_runtime(mm->design, &mm->plan, c, &f);
+    }
+    st = xdna_design_build(mm->design);
+    if (st != VNPU_STATUS_OK) {
+        xdna_matmul_free(mm);
+        return st;
+    }
+    *out = mm;
+    return VNPU_STATUS_OK;
+}
+
+void xdna_matmul_free(struct xdna_matmul *mm) {
+    if (mm) {
+        xdna_design_free(mm->design);
+        free(mm);
+    }
+}
+
+const struct xdna_matmul_plan *xdna_matmul_plan_of(const struct xdna_matmul *mm) {
+    return &mm->plan;
+}
+
+enum vnpu_status xdna_matmul_run(struct xdna_matmul *mm, const float *a, const vnpu_bf16_t *b, float *c,
+                                 struct xdna_run_stats *stats) {
+    const struct xdna_matmul_plan *p = &mm->plan;
+    void *const ddr[DDR_COUNT] = {(void *) a, (void *) b, c};
+    const size_t bytes[DDR_COUNT] = {(size_t) p->m_pad * p->k_pad * sizeof(float),
+                                     xdna_matmul_b_elems(p) * sizeof(vnpu_bf16_t),
+                                     (size_t) p->m_pad * p->n_pad * sizeof(float)};
+    return xdna_design_run(mm->design, ddr, bytes, DDR_COUNT, stats);
+}

@@ -1,0 +1,75 @@
+/*
+ * The matmul design on the XDNA array (an IRON program in C, xdna-array.h): C (M x N, f32) = A (M x K) B (K x N),
+ * A f32 in DDR made bf16 at the shim, B bf16 in DDR in the design's blocked order (xdna_matmul_pack_b_row), on
+ * every compute tile of the columns it uses, as mlir-aie's whole-array GEMM spreads a matmul.
+ *
+ * For GGML's MUL_MAT dst = src0 . src1: M = src1's rows (tokens), K = ne00, N = src0's rows (ne01, output
+ * features); B's column o is src0's row o.
+ *
+ * Tiling: the kernel multiplies m x k by k x n tiles (k = n = 64; m = 32, or fewer rows for a short batch: the
+ * least multiple of 2 r that holds M); the four compute tiles of a column take the four n-wide parts of a group of
+ * 4 n output columns, the used columns take groups in turn (group g on column g % n_cols_used). M, K and N are
+ * padded (zero rows, zero columns, zero k) to m, k and n_cols_used x 4 n x groups a column.
+ *
+ * Per used column c, the dataflow (L3 -> L2 -> L1 and back, seed 003):
+ *   shim (c,0) --A_l2 [m x k bf16, from f32]--> mem (c,1) --A_l1 (broadcast, blocked r x s by the mem tile's 4-dim
+ *       BD)--> compute (c,2..5)
+ *   shim (c,0) --B_l2 [4 k x n]--> mem (c,1) --split--> B_l1[w] [k x n] --> compute (c,2+w)
+ *   compute (c,2+w) --C_l1[w] [m x n f32, blocked r x t]--> mem (c,1) --C_l2[w] (unblocked by the mem tile's
+ *       4-dim BD)--> shim (c,0) --> DDR rows of C
+ * Each worker: for each of its groups, for each m-tile: acquire C, zero it, for each k-tile: acquire A and B,
+ * C += A B (the mmul kernel), release A, B; release C.
+ */
+#ifndef VNPU_XDNA_MATMUL_H
+#define VNPU_XDNA_MATMUL_H
+
+#include "fp16.h"
+#include "xdna-array.h"
+#include "xdna-mmul.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define XDNA_MM_TILE_K  64
+#define XDNA_MM_TILE_N  64
+#define XDNA_MM_TILE_M  32
+#define XDNA_MM_MAX_DIM (1u << 19) /* M, K, N: padded, a DDR row stride stays below a BD's 2^20 words */
+
+/* The shapes of one matmul on one partition: what the design, the packed B and the DDR buffers agree on. */
+struct xdna_matmul_plan {
+    const struct xdna_device *dev;
+    struct xdna_mm_kernel kernel; /* bf16 -> f32, m x k x n */
+    uint32_t M, K, N;             /* the matmul's */
+    uint32_t m_pad, k_pad, n_pad; /* padded: M to m, K to k, N to the groups */
+    uint32_t n_cols;              /* columns used */
+    uint32_t groups_per_col;
+    uint32_t mt, kt; /* m-tiles, k-tiles */
+};
+
+/* The plan of an M x K x N matmul on partition dev (bfp16: AIE2P's BFP16-emulation kernel). VNPU_STATUS_BAD_ARG
+ * (logged) for a zero or too large dimension (XDNA_MM_MAX_DIM) or a kernel the arch has not. */
+enum vnpu_status xdna_matmul_plan_init(struct xdna_matmul_plan *p, const struct xdna_device *dev, bool bfp16,
+                                       uint32_t M, uint32_t K, uint32_t N);
+
+/* Elements of the packed B (bf16): k_pad x n_pad. It depends on dev, bfp16, K and N only, not on M: a weight packed
+ * once serves every batch size. */
+size_t xdna_matmul_b_elems(const struct xdna_matmul_plan *p);
+
+/* Write B's column o (< N: src0's row o, K floats w) into the packed b (xdna_matmul_b_elems, zeroed by the caller
+ * where nothing is written: the padding), rounded to bf16 (nearest even). */
+void xdna_matmul_pack_b_row(const struct xdna_matmul_plan *p, uint32_t o, const float *w, vnpu_bf16_t *b);
+
+struct xdna_matmul;
+
+/* The design of plan p, built (every rule of xdna-array.h checked); strict: rule 7's poison. */
+enum vnpu_status xdna_matmul_new(const struct xdna_matmul_plan *p, bool strict, struct xdna_matmul **out);
+void xdna_matmul_free(struct xdna_matmul *mm);
+const struct xdna_matmul_plan *xdna_matmul_plan_of(const struct xdna_matmul *mm);
+
+/* Run it: a (m_pad x k_pad f32, row-major, zero where padded), b (packed), c (m_pad x n_pad f32, row-major: every
+ * element written). stats may be NULL. */
+enum vnpu_status xdna_matmul_run(struct xdna_matmul *mm, const float *a, const vnpu_bf16_t *b, float *c,
+                                 struct xdna_run_stats *stats);
+
+#endif /* VNPU_XDNA_MATMUL_H */

@@ -1,0 +1,557 @@
+/*
+ * The mmul micro-kernels and the matmul kernels on them (xdna-mmul.h): the shape table, the exact arithmetic of
+ * one mmul per (input, accumulator) and, for the kernels, the 2 x 2 expansion over blocked tiles.
+ *
+ * The bf16 -> accfloat kernel is the hot loop of a model's matmuls on the emulated NPU: it widens bf16 to f32 by a
+ * shift (exact), keeps the 2 x 2 blocks' accumulators in a local array and lets the compiler vectorize over the
+ * output columns (each output's additions stay one after another in k order, as xdna-mmul.h defines). On x86-64
+ * it is also built for AVX2 (target_clones), chosen at load time when the host has it.
+ */
+#include "xdna-mmul.h"
+
+#include "log.h"
+
+#include <assert.h>
+#include <string.h>
+
+static_assert(XDNA_DTYPE_I64 == 5, "new xdna_dtype: review dtype_names, mmul_shapes and mm_variants");
+static_assert(XDNA_ARCH_AIE2P == 1, "new xdna_arch: review arch_names, mmul_shapes and mm_variants");
+
+static const char *const dtype_names[] = {
+    [XDNA_DTYPE_I8] = "i8",   [XDNA_DTYPE_I16] = "i16", [XDNA_DTYPE_BF16] = "bf16",
+    [XDNA_DTYPE_F32] = "f32", [XDNA_DTYPE_I32] = "i32", [XDNA_DTYPE_I64] = "i64",
+};
+static const char *const arch_names[] = {[XDNA_ARCH_AIE2] = "AIE2", [XDNA_ARCH_AIE2P] = "AIE2P"};
+
+static const char *dtype_name(enum xdna_dtype d) {
+    return (unsigned) d < sizeof(dtype_names) / sizeof(dtype_names[0]) ? dtype_names[d] : "?";
+}
+
+/* One mmul shape per (arch, input type, BFP16 build): seed 003, "MMUL shapes" (and its BFP16 paragraph). */
+static const struct mmul_shape {
+    enum xdna_arch arch;
+    enum xdna_dtype in;
+    bool bfp16;
+    uint32_t r, s, t;
+} mmul_shapes[] = {
+    {XDNA_ARCH_AIE2, XDNA_DTYPE_I8, false, 4, 8, 8},   {XDNA_ARCH_AIE2, XDNA_DTYPE_I16, false, 4, 4, 4},
+    {XDNA_ARCH_AIE2, XDNA_DTYPE_BF16, false, 4, 8, 4}, {XDNA_ARCH_AIE2P, XDNA_DTYPE_I8, false, 8, 8, 8},
+    {XDNA_ARCH_AIE2P, XDNA_DTYPE_I16, false, 4, 4, 8}, {XDNA_ARCH_AIE2P, XDNA_DTYPE_BF16, false, 4, 8, 8},
+    {XDNA_ARCH_AIE2P, XDNA_DTYPE_BF16, true, 8, 8, 8}, /* -DAIE_API_EMULATE_BFLOAT16_MMUL_WITH_BFP16 */
+};
+
+bool xdna_mmul_dims(enum xdna_arch arch, enum xdna_dtype in, bool bfp16, uint32_t dims[3]) {
+    for (size_t i = 0; i < sizeof(mmul_shapes) / sizeof(mmul_shapes[0]); i++) {
+        const struct mmul_shape *sh = &mmul_shapes[i];
+        if (sh->arch == arch && sh->in == in && sh->bfp16 == bfp16) {
+            dims[0] = sh->r;
+            dims[1] = sh->s;
+            dims[2] = sh->t;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- BFP16 (xdna-mmul.h's definition) ---- */
+
+#define BFP16_BLOCK 8
+
+/* A block of 8 values along k: value i is m[i] x 2^scale (scale = e_max - 6), or NaN for all when nan. */
+struct bfp16_block {
+    int8_t m[BFP16_BLOCK];
+    int32_t scale;
+    bool nan;
+};
+
+/* 2^e as a double, e in the normal range (the BFP16 scales stay within -264..242). */
+static inline double pow2d(int32_t e) {
+    VNPU_ASSERT(e >= -1022 && e <= 1023);
+    const uint64_t u = (uint64_t) (e + 1023) << 52;
+    double d;
+    memcpy(&d, &u, sizeof(d));
+    return d;
+}
+
+/* round-half-even(v / 2^sh), sh >= 1. */
+static inline uint32_t shift_rne(uint32_t v, uint32_t sh) {
+    if (sh > 16) {
+        return 0; /* v < 2^8 < half */
+    }
+    const uint32_t q = v >> sh, rem = v & ((1u << sh) - 1), half = 1u << (sh - 1);
+    return q + (rem > half || (rem == half && (q & 1)));
+}
+
+/* The BFP16 block of x[0], x[stride], ..., x[7 stride]. */
+static void bfp16_block_of(const vnpu_bf16_t *x, size_t stride, struct bfp16_block *blk) {
+    int32_t e_max = -126;
+    bool nan = false;
+    for (uint32_t i = 0; i < BFP16_BLOCK; i++) {
+        const uint32_t u = x[i * stride], field = (u >> 7) & 0xFF;
+        if (field == 0xFF) {
+            nan = true; /* inf or NaN */
+        } else if (u & 0x7FFF) {
+            const int32_t e = (int32_t) (field ? field : 1) - 127; /* a subnormal's: -126 */
+            e_max = e > e_max ? e : e_max;
+        }
+    }
+    blk->nan = nan;
+    blk->scale = e_max - 6;
+    for (uint32_t i = 0; i < BFP16_BLOCK; i++) {
+        const uint32_t u = x[i * stride], field = (u >> 7) & 0xFF;
+        if (nan) {
+            blk->m[i] = 0;
+            continue;
+        }
+        const uint32_t sig = field ? (0x80 | (u & 0x7F)) : (u & 0x7F); /* x = sig 2^(e - 7) */
+        const int32_t e = (int32_t) (field ? field : 1) - 127;
+        uint32_t q = shift_rne(sig, (uint32_t) (e_max - e + 1)); /* x / 2^(e_max - 6) = sig / 2^(e_max - e + 1) */
+        q = q > 127 ? 127 : q;
+        blk->m[i] = (int8_t) ((u & 0x8000) ? -(int32_t) q : (int32_t) q);
+    }
+}
+
+/* One block pair's contribution: the exact integer dot product scaled, rounded once to f32. */
+static inline float bfp16_dot(const struct bfp16_block *a, const struct bfp16_block *b) {
+    if (a->nan || b->nan) {
+        return vnpu_f32_from_bits(0x7FC00000u);
+    }
+    int32_t dot = 0;
+    for (uint32_t i = 0; i < BFP16_BLOCK; i++) {
+        dot += (int32_t) a->m[i] * b->m[i]; /* |dot| <= 8 x 127^2 < 2^17: exact, and exact in a double below */
+    }
+    return (float) ((double) dot * pow2d(a->scale + b->scale));
+}
+
+void xdna_bfp16_round(vnpu_bf16_t *x, uint32_t n) {
+    VNPU_ASSERT(n % BFP16_BLOCK == 0);
+    for (uint32_t b = 0; b < n; b += BFP16_BLOCK) {
+        struct bfp16_block blk;
+        bfp16_block_of(x + b, 1, &blk);
+        for (uint32_t i = 0; i < BFP16_BLOCK; i++) {
+            /* m 2^scale has <= 7 significant bits and scale >= -132: a bf16 exactly, so the conversion is exact */
+            x[b + i] = blk.nan ? 0x7FC0 : vnpu_f32_to_bf16((float) ((double) blk.m[i] * pow2d(blk.scale)));
+        }
+    }
+}
+
+/* ---- one mmul per (input, accumulator): acc (r x t) += a (r x s) b (s x t), row-major blocks ---- */
+
+/* int8 -> acc32: products exact, sums modulo 2^32 (uint32_t arithmetic: no signed overflow). */
+static void mmul_i8_acc32(uint32_t r, uint32_t s, uint32_t t, const int8_t *a, const int8_t *b, int32_t *acc) {
+    uint32_t *u = (uint32_t *) acc; /* int32_t's unsigned counterpart may alias it */
+    for (uint32_t i = 0; i < r; i++) {
+        for (uint32_t kk = 0; kk < s; kk++) {
+            const int32_t av = a[i * s + kk];
+            for (uint32_t j = 0; j < t; j++) {
+                u[i * t + j] += (uint32_t) (av * b[kk * t + j]);
+            }
+        }
+    }
+}
+
+static void mmul_i16_acc32(uint32_t r, uint32_t s, uint32_t t, const int16_t *a, const int16_t *b, int32_t *acc) {
+    uint32_t *u = (uint32_t *) acc;
+    for (uint32_t i = 0; i < r; i++) {
+        for (uint32_t kk = 0; kk < s; kk++) {
+            const int32_t av = a[i * s + kk];
+            for (uint32_t j = 0; j < t; j++) {
+                u[i * t + j] += (uint32_t) (av * b[kk * t + j]); /* |p| <= 2^30: an int32_t */
+            }
+        }
+    }
+}
+
+static void mmul_i16_acc64(uint32_t r, uint32_t s, uint32_t t, const int16_t *a, const int16_t *b, int64_t *acc) {
+    uint64_t *u = (uint64_t *) acc;
+    for (uint32_t i = 0; i < r; i++) {
+        for (uint32_t kk = 0; kk < s; kk++) {
+            const int32_t av = a[i * s + kk];
+            for (uint32_t j = 0; j < t; j++) {
+                u[i * t + j] += (uint64_t) (int64_t) (av * b[kk * t + j]);
+            }
+        }
+    }
+}
+
+/* bf16 -> accfloat: each output adds its s exact products in k order, each addition rounded in f32. */
+static void mmul_bf16_accfloat(uint32_t r, uint32_t s, uint32_t t, const vnpu_bf16_t *a, const vnpu_bf16_t *b,
+                               float *acc) {
+    for (uint32_t i = 0; i < r; i++) {
+        for (uint32_t kk = 0; kk < s; kk++) {
+            const float av = vnpu_bf16_to_f32(a[i * s + kk]);
+            for (uint32_t j = 0; j < t; j++) {
+                acc[i * t + j] += av * vnpu_bf16_to_f32(b[kk * t + j]);
+            }
+        }
+    }
+}
+
+/* BFP16 emulation: A's rows and B's columns in blocks of 8 along k, contributions in k-block order. */
+static void mmul_bfp16_accfloat(uint32_t r, uint32_t s, uint32_t t, const vnpu_bf16_t *a, const vnpu_bf16_t *b,
+                                float *acc) {
+    VNPU_ASSERT(s % BFP16_BLOCK == 0);
+    for (uint32_t kb = 0; kb < s; kb += BFP16_BLOCK) {
+        struct bfp16_block ab[8], bb[8];
+        VNPU_ASSERT(r <= 8 && t <= 8);
+        for (uint32_t i = 0; i < r; i++) {
+            bfp16_block_of(a + i * s + kb, 1, &ab[i]);
+        }
+        for (uint32_t j = 0; j < t; j++) {
+            bfp16_block_of(b + (size_t) kb * t + j, t, &bb[j]);
+        }
+        for (uint32_t i = 0; i < r; i++) {
+            for (uint32_t j = 0; j < t; j++) {
+                acc[i * t + j] += bfp16_dot(&ab[i], &bb[j]);
+            }
+        }
+    }
+}
+
+/* The mmul of (in, acc, bfp16) on shape r x s x t; the pair must be one xdna_mm_kernel_init accepts or
+ * xdna_mmul's. */
+static void mmul_run(enum xdna_dtype in, bool bfp16, enum xdna_acc acc, uint32_t r, uint32_t s, uint32_t t,
+                     const void *a, const void *b, void *acc_out) {
+    if (in == XDNA_DTYPE_I8 && acc == XDNA_ACC32 && !bfp16) {
+        mmul_i8_acc32(r, s, t, a, b, acc_out);
+    } else if (in == XDNA_DTYPE_I16 && acc == XDNA_ACC32 && !bfp16) {
+        mmul_i16_acc32(r, s, t, a, b, acc_out);
+    } else if (in == XDNA_DTYPE_I16 && acc == XDNA_ACC64 && !bfp16) {
+        mmul_i16_acc64(r, s, t, a, b, acc_out);
+    } else if (in == XDNA_DTYPE_BF16 && acc == XDNA_ACCFLOAT) {
+        (bfp16 ? mmul_bfp16_accfloat : mmul_bf16_accfloat)(r, s, t, a, b, acc_out);
+    } else {
+        VNPU_ASSERT(!"no mmul for this (input, accumulator)");
+    }
+}
+
+void xdna_mmul(enum xdna_arch arch, enum xdna_dtype in, bool bfp16, enum xdna_acc acc, const void *a, const void *b,
+               void *acc_out) {
+    uint32_t dims[3];
+    VNPU_ASSERT(xdna_mmul_dims(arch, in, bfp16, dims));
+    mmul_run(in, bfp16, acc, dims[0], dims[1], dims[2], a, b, acc_out);
+}
+
+/* ---- the matmul kernels: C += A B over blocked tiles, 2 x 2 expansion ---- */
+
+/* What a call of a matmul kernel works on, checked once at its entry. */
+struct mm_call {
+    const struct xdna_mm_kernel *kp;
+    const void *a, *b;
+    void *c;
+    uint32_t r, s, t;
+    uint32_t mb, kb, nb; /* blocks of A's rows, of k, of B's columns */
+    uint32_t rb_valid;   /* row blocks that hold a valid row: ceil(rows_valid / r) */
+};
+
+static size_t dtype_bytes(enum xdna_dtype d) {
+    switch (d) {
+        case XDNA_DTYPE_I8: return 1;
+        case XDNA_DTYPE_I16: return 2;
+        case XDNA_DTYPE_BF16: return 2;
+        case XDNA_DTYPE_F32: return 4;
+        case XDNA_DTYPE_I32: return 4;
+        case XDNA_DTYPE_I64: return 8;
+    }
+    return 0;
+}
+
+static struct mm_call mm_call_of(const struct xdna_call *c) {
+    const struct xdna_mm_args *args = c->args;
+    VNPU_ASSERT(args && args->kernel && c->n_bufs == 3);
+    const struct xdna_mm_kernel *kp = args->kernel;
+    const size_t in_b = dtype_bytes(kp->in), out_b = dtype_bytes(kp->out);
+    VNPU_ASSERT(args->rows_valid <= kp->m);
+    VNPU_ASSERT(c->buf_bytes[0] >= (size_t) kp->m * kp->k * in_b && c->buf_bytes[1] >= (size_t) kp->k * kp->n * in_b);
+    VNPU_ASSERT(c->buf_bytes[2] >= (size_t) kp->m * kp->n * out_b);
+    const uint32_t r = kp->base.mac_dims[0], s = kp->base.mac_dims[1], t = kp->base.mac_dims[2];
+    if (c->macs) {
+        *c->macs += (uint64_t) kp->m * kp->k * kp->n; /* the whole tile's, padding rows too */
+    }
+    return (struct mm_call){.kp = kp,
+                            .a = c->bufs[0],
+                            .b = c->bufs[1],
+                            .c = c->bufs[2],
+                            .r = r,
+                            .s = s,
+                            .t = t,
+                            .mb = kp->m / r,
+                            .kb = kp->k / s,
+                            .nb = kp->n / t,
+                            .rb_valid = (args->rows_valid + r - 1) / r};
+}
+
+/* Any variant, one mmul call per block pair (the ints' and BFP16's kernel). */
+static void mm_blocks(const struct mm_call *mc) {
+    const struct xdna_mm_kernel *kp = mc->kp;
+    const size_t in_b = dtype_bytes(kp->in), out_b = dtype_bytes(kp->out);
+    const size_t a_blk = (size_t) mc->r * mc->s * in_b, b_blk = (size_t) mc->s * mc->t * in_b;
+    const size_t c_blk = (size_t) mc->r * mc->t * out_b;
+    for (uint32_t ib = 0; ib < mc->rb_valid; ib += 2) {
+        for (uint32_t jb = 0; jb < mc->nb; jb += 2) {
+            for (uint32_t kb = 0; kb < mc->kb; kb++) {
+                for (uint32_t i = ib; i < ib + 2 && i < mc->rb_valid; i++) { /* a padding block: skipped */
+                    for (uint32_t j = jb; j < jb + 2; j++) {
+                        const char *a = (const char *) mc->a + ((size_t) i * mc->kb + kb) * a_blk;
+                        const char *b = (const char *) mc->b + ((size_t) kb * mc->nb + j) * b_blk;
+                        char *acc = (char *) mc->c + ((size_t) i * mc->nb + j) * c_blk;
+                        mmul_run(kp->in, kp->bfp16, kp->acc, mc->r, mc->s, mc->t, a, b, acc);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#define MM_R_MAX 4 /* the bf16 shapes' (4x8x4, 4x8x8) */
+#define MM_S_MAX 8
+#define MM_T_MAX 8
+
+/* acc[i][j] += a[i][kk] b[kk][j], kk in order, for rows x 2T outputs. */
+static inline __attribute__((always_inline)) void mm_bf16_f32_step(float acc[][2 * MM_T_MAX], const float a[][MM_S_MAX],
+                                                                   const float b[][2 * MM_T_MAX], const uint32_t rows,
+                                                                   const uint32_t S, const uint32_t T) {
+#pragma GCC unroll 8
+    for (uint32_t i = 0; i < rows; i++) {
+#pragma GCC unroll 8
+        for (uint32_t kk = 0; kk < S; kk++) {
+            const float av = a[i][kk];
+            for (uint32_t j = 0; j < 2 * T; j++) {
+                acc[i][j] += av * b[kk][j]; /* exact product, one rounding: no FMA (-ffp-contract=off) */
+            }
+        }
+    }
+}
+
+/* bf16 -> f32 for shape R x S x T (constants once inlined): per row-block pair and column-block pair, the four
+ * blocks' accumulators in acc (2R x 2T), the k blocks' A and B widened to f32 into a and b, then acc[i][j] +=
+ * a[i][kk] b[kk][j] for kk in order: the compiler vectorizes over j. */
+static inline __attribute__((always_inline)) void mm_bf16_f32_rst(const struct mm_call *mc, const uint32_t R,
+                                                                  const uint32_t S, const uint32_t T) {
+    const vnpu_bf16_t *A = mc->a, *B = mc->b;
+    float *C = mc->c;
+    const uint32_t kb_n = mc->kb, nb_n = mc->nb;
+    for (uint32_t ib = 0; ib < mc->rb_valid; ib += 2) {
+        const uint32_t rows = ib + 1 < mc->rb_valid ? 2 * R : R; /* the second block padding: skipped */
+        for (uint32_t jb = 0; jb < nb_n; jb += 2) {
+            float acc[2 * MM_R_MAX][2 * MM_T_MAX], a[2 * MM_R_MAX][MM_S_MAX], b[MM_S_MAX][2 * MM_T_MAX];
+            for (uint32_t di = 0; di < rows / R; di++) {
+                for (uint32_t dj = 0; dj < 2; dj++) {
+                    const float *cb = C + ((size_t) (ib + di) * nb_n + jb + dj) * R * T;
+                    for (uint32_t i = 0; i < R; i++) {
+                        for (uint32_t j = 0; j < T; j++) {
+                            acc[di * R + i][dj * T + j] = cb[i * T + j];
+                        }
+                    }
+                }
+            }
+            for (uint32_t kb = 0; kb < kb_n; kb++) {
+                for (uint32_t di = 0; di < rows / R; di++) {
+                    const vnpu_bf16_t *ab = A + ((size_t) (ib + di) * kb_n + kb) * R * S;
+                    for (uint32_t i = 0; i < R; i++) {
+                        for (uint32_t kk = 0; kk < S; kk++) {
+                            a[di * R + i][kk] = vnpu_bf16_to_f32(ab[i * S + kk]);
+                        }
+                    }
+                }
+                for (uint32_t dj = 0; dj < 2; dj++) {
+                    const vnpu_bf16_t *bb = B + ((size_t) kb * nb_n + jb + dj) * S * T;
+                    for (uint32_t kk = 0; kk < S; kk++) {
+                        for (uint32_t j = 0; j < T; j++) {
+                            b[kk][dj * T + j] = vnpu_bf16_to_f32(bb[kk * T + j]);
+                        }
+                    }
+                }
+                if (rows == 2 * R) {
+                    mm_bf16_f32_step(acc, a, b, 2 * R, S, T); /* a constant row count: unrolled */
+                } else {
+                    mm_bf16_f32_step(acc, a, b, R, S, T);
+                }
+            }
+            for (uint32_t di = 0; di < rows / R; di++) {
+                for (uint32_t dj = 0; dj < 2; dj++) {
+                    float *cb = C + ((size_t) (ib + di) * nb_n + jb + dj) * R * T;
+                    for (uint32_t i = 0; i < R; i++) {
+                        for (uint32_t j = 0; j < T; j++) {
+                            cb[i * T + j] = acc[di * R + i][dj * T + j];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* The hot variants also built for AVX2, picked at load time (ifunc) when the host has it. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define MM_HOT_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef MM_HOT_CLONES
+#define MM_HOT_CLONES
+#endif
+
+MM_HOT_CLONES static void mm_bf16_f32_4x8x4(const struct mm_call *mc) {
+    mm_bf16_f32_rst(mc, 4, 8, 4);
+}
+
+MM_HOT_CLONES static void mm_bf16_f32_4x8x8(const struct mm_call *mc) {
+    mm_bf16_f32_rst(mc, 4, 8, 8);
+}
+
+static void mm_fn_bf16_f32(const struct xdna_call *c) {
+    const struct mm_call mc = mm_call_of(c);
+    if (mc.r == 4 && mc.s == 8 && mc.t == 4) {
+        mm_bf16_f32_4x8x4(&mc);
+    } else if (mc.r == 4 && mc.s == 8 && mc.t == 8) {
+        mm_bf16_f32_4x8x8(&mc);
+    } else {
+        mm_blocks(&mc); /* a shape with no fast path: the same arithmetic, block by block */
+    }
+}
+
+#define MM_BFP16_KC 16 /* k blocks converted at a time: 2 x 8 x 16 blocks of 16 bytes on the stack */
+
+/* BFP16 (8x8x8): each A row's and B column's blocks are converted once per chunk of k blocks (not once per mmul:
+ * the conversion costs more than the block dot), then each output adds its contributions in k-block order. The
+ * outputs are independent, so visiting them row block by row block rather than in 2 x 2 steps changes no bit. */
+static void mm_fn_bfp16(const struct xdna_call *c) {
+    const struct mm_call mc = mm_call_of(c);
+    const uint32_t R = mc.r, S = mc.s, T = mc.t;
+    VNPU_ASSERT(R <= 8 && S == BFP16_BLOCK && T <= 8);
+    const vnpu_bf16_t *A = mc.a, *B = mc.b;
+    float *C = mc.c;
+    for (uint32_t kc0 = 0; kc0 < mc.kb; kc0 += MM_BFP16_KC) {
+        const uint32_t kc = mc.kb - kc0 < MM_BFP16_KC ? mc.kb - kc0 : MM_BFP16_KC;
+        for (uint32_t jb = 0; jb < mc.nb; jb++) {
+            struct bfp16_block bb[8][MM_BFP16_KC], ab[8][MM_BFP16_KC];
+            for (uint32_t q = 0; q < kc; q++) {
+                const vnpu_bf16_t *blk = B + ((size_t) (kc0 + q) * mc.nb + jb) * S * T;
+                for (uint32_t j = 0; j < T; j++) {
+                    bfp16_block_of(blk + j, T, &bb[j][q]);
+                }
+            }
+            for (uint32_t ib = 0; ib < mc.rb_valid; ib++) {
+                for (uint32_t q = 0; q < kc; q++) {
+                    const vnpu_bf16_t *blk = A + ((size_t) ib * mc.kb + kc0 + q) * R * S;
+                    for (uint32_t i = 0; i < R; i++) {
+                        bfp16_block_of(blk + i * S, 1, &ab[i][q]);
+                    }
+                }
+                float *cb = C + ((size_t) ib * mc.nb + jb) * R * T;
+                for (uint32_t i = 0; i < R; i++) {
+                    for (uint32_t j = 0; j < T; j++) {
+                        float acc = cb[i * T + j];
+                        for (uint32_t q = 0; q < kc; q++) {
+                            acc += bfp16_dot(&ab[i][q], &bb[j][q]);
+                        }
+                        cb[i * T + j] = acc;
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void mm_fn_blocks(const struct xdna_call *c) {
+    const struct mm_call mc = mm_call_of(c);
+    mm_blocks(&mc);
+}
+
+/* The kernels: one row per (arch, in, out, BFP16 build), its accumulator and its name (which states its mmul's
+ * shape, checked against mmul_shapes by the tests). */
+static const struct mm_variant {
+    enum xdna_arch arch;
+    enum xdna_dtype in, out;
+    bool bfp16;
+    enum xdna_acc acc;
+    const char *name;
+    void (*fn)(const struct xdna_call *call);
+} mm_variants[] = {
+    {XDNA_ARCH_AIE2, XDNA_DTYPE_I8, XDNA_DTYPE_I32, false, XDNA_ACC32, "mm_i8_i32_4x8x8", mm_fn_blocks},
+    {XDNA_ARCH_AIE2, XDNA_DTYPE_I16, XDNA_DTYPE_I32, false, XDNA_ACC32, "mm_i16_i32_4x4x4", mm_fn_blocks},
+    {XDNA_ARCH_AIE2, XDNA_DTYPE_I16, XDNA_DTYPE_I64, false, XDNA_ACC64, "mm_i16_i64_4x4x4", mm_fn_blocks},
+    {XDNA_ARCH_AIE2, XDNA_DTYPE_BF16, XDNA_DTYPE_F32, false, XDNA_ACCFLOAT, "mm_bf16_f32_4x8x4", mm_fn_bf16_f32},
+    {XDNA_ARCH_AIE2P, XDNA_DTYPE_I8, XDNA_DTYPE_I32, false, XDNA_ACC32, "mm_i8_i32_8x8x8", mm_fn_blocks},
+    {XDNA_ARCH_AIE2P, XDNA_DTYPE_I16, XDNA_DTYPE_I32, false, XDNA_ACC32, "mm_i16_i32_4x4x8", mm_fn_blocks},
+    {XDNA_ARCH_AIE2P, XDNA_DTYPE_I16, XDNA_DTYPE_I64, false, XDNA_ACC64, "mm_i16_i64_4x4x8", mm_fn_blocks},
+    {XDNA_ARCH_AIE2P, XDNA_DTYPE_BF16, XDNA_DTYPE_F32, false, XDNA_ACCFLOAT, "mm_bf16_f32_4x8x8", mm_fn_bf16_f32},
+    {XDNA_ARCH_AIE2P, XDNA_DTYPE_BF16, XDNA_DTYPE_F32, true, XDNA_ACCFLOAT, "mm_bfp16_f32_8x8x8", mm_fn_bfp16},
+};
+
+enum vnpu_status xdna_mm_kernel_init(struct xdna_mm_kernel *k_out, enum xdna_arch arch, enum xdna_dtype in,
+                                     enum xdna_dtype out, bool bfp16, uint32_t m, uint32_t k, uint32_t n) {
+    if ((unsigned) arch >= sizeof(arch_names) / sizeof(arch_names[0])) {
+        vnpu_log_error("matmul kernel %s: unknown arch %d", dtype_name(in), (int) arch);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    const char *an = arch_names[arch];
+    if (bfp16 && in != XDNA_DTYPE_BF16) {
+        vnpu_log_error("matmul kernel %s (%s): the BFP16 emulation is of bf16 input only", dtype_name(in), an);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    if (bfp16 && arch != XDNA_ARCH_AIE2P) {
+        vnpu_log_error("matmul kernel bf16 (%s): the BFP16 emulation (AIE_API_EMULATE_BFLOAT16_MMUL_WITH_BFP16) "
+                       "exists on AIE2P only",
+                       an);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    const struct mm_variant *v = NULL;
+    for (size_t i = 0; i < sizeof(mm_variants) / sizeof(mm_variants[0]); i++) {
+        const struct mm_variant *w = &mm_variants[i];
+        if (w->arch == arch && w->in == in && w->out == out && w->bfp16 == bfp16) {
+            v = w;
+        }
+    }
+    if (!v) {
+        vnpu_log_error("matmul kernel %s -> %s (%s): no mmul kernel for this pair (there are i8 -> i32, i16 -> i32, "
+                       "i16 -> i64, bf16 -> f32)",
+                       dtype_name(in), dtype_name(out), an);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    uint32_t d[3];
+    VNPU_ASSERT(xdna_mmul_dims(arch, in, bfp16, d)); /* every variant's shape is a row of mmul_shapes */
+    char what[64];
+    snprintf(what, sizeof(what), "matmul kernel %s %ux%ux%u (%s%s)", dtype_name(in), d[0], d[1], d[2], an,
+             bfp16 ? ", BFP16" : "");
+    if (m == 0 || k == 0 || n == 0) {
+        vnpu_log_error("%s: m = %u, k = %u, n = %u: every size must be > 0", what, m, k, n);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    if ((uint64_t) m * k > UINT64_MAX / n) {
+        vnpu_log_error("%s: m x k x n = %u x %u x %u overflows 64 bits", what, m, k, n);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    if (m % (2 * d[0]) != 0) {
+        vnpu_log_error("%s: m = %u is not a multiple of 2 x r = %u", what, m, 2 * d[0]);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    if (k % d[1] != 0) {
+        vnpu_log_error("%s: k = %u is not a multiple of s = %u", what, k, d[1]);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    if (n % (2 * d[2]) != 0) {
+        vnpu_log_error("%s: n = %u is not a multiple of 2 x t = %u", what, n, 2 * d[2]);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    *k_out = (struct xdna_mm_kernel){
+        .base = {.name = v->name, .fn = v->fn, .stack_bytes = 0, .mac_dims = {d[0], d[1], d[2]}},
+        .arch = arch,
+        .in = in,
+        .out = out,
+        .acc = v->acc,
+        .bfp16 = bfp16,
+        .m = m,
+        .k = k,
+        .n = n,
+    };
+    return VNPU_STATUS_OK;
+}
+
+static void mm_zero_fn(const struct xdna_call *c) {
+    VNPU_ASSERT(c->n_bufs >= 1);
+    memset(c->bufs[0], 0, c->buf_bytes[0]);
+}
+
+const struct xdna_kernel xdna_mm_zero = {.name = "mm_zero", .fn = mm_zero_fn, .stack_bytes = 0, .mac_dims = {1, 1, 1}};
