@@ -170,7 +170,8 @@ bool vnpu_htp_group_name(const char *name, size_t len);
 size_t vnpu_htp_list_item_len(const char *p);
 
 /* Open the NPU devices of list in its order into devs[] (room for max), *n getting how many: comma-separated items,
- * each HTP<n> (vnpu_htp_device_get) or a row-split group HTP<a>[<members>] (vnpu_htp_group_get), case-sensitive as
+ * each HTP<n> (vnpu_htp_device_get), a row-split group HTP<a>[<members>] (vnpu_htp_group_get) or one XDNA partition
+ * NPU1, NPU2Col4, ... (vnpu_xdna_device_open, xdna-host.h), case-sensitive as
  * llama.cpp's --device and the Qualcomm backend's GGML_HEXAGON_DEVICES spell them; commas inside brackets belong to
  * the group. With allow_cpu an item "CPU" is accepted and skipped (*named_cpu, when not NULL, says whether one was;
  * the caller opens it). A session belongs to one device of the list: HTP<n> named twice, alone or in a group

@@ -21,6 +21,7 @@
 #include "bench-op.h"
 #include "htp-config.h"
 #include "htp-host.h"
+#include "xdna-host.h"
 #include "llama.h"
 #include "perf-target.h"
 #include "tool-common.h"
@@ -122,7 +123,8 @@ static void usage(FILE *out) {
             "options:\n"
             "  -dev, --device D[,D..] op mode: devices, each timed alone (default HTP0); model mode: device lists,\n"
             "                         the devices of one list joined by '/' (HTP0/HTP1,CPU; default: every NPU\n"
-            "                         device, HTP0 to HTP<VNPU_NDEV-1>, the layers split over them, as vnpu-cli)\n"
+            "                         device, HTP0 to HTP<VNPU_NDEV-1>, the layers split over them, as vnpu-cli);\n"
+            "                         an XDNA partition (NPU1, NPU2, NPU2Col4, ...) runs the matmuls\n"
             "  -t, --threads N[,N..]  CPU device threads (default 2); HTP devices run VNPU_NHVX workers\n"
             "  -o, --output md|csv    table format (default md)\n"
             "  -h, --help             this text\n");
@@ -402,8 +404,10 @@ static int open_targets(const struct args *a, struct target *t, int *n_targets, 
         const char *name = a->devices.item[d];
         uint32_t index;
         const bool cpu = strcmp(name, "CPU") == 0;
-        if (!cpu && !vnpu_htp_device_parse(name, strlen(name), &index)) {
-            fprintf(stderr, TOOL ": op mode times one device at a time: '%s' is not CPU or HTP<n>\n", name);
+        const bool xdna = vnpu_xdna_device_name(name, strlen(name));
+        if (!cpu && !xdna && !vnpu_htp_device_parse(name, strlen(name), &index)) {
+            fprintf(stderr, TOOL ": op mode times one device at a time: '%s' is not CPU, HTP<n> or an XDNA partition\n",
+                    name);
             return 2;
         }
         for (int i = 0; i < (cpu ? a->n_threads.n : 1); i++) {
@@ -412,8 +416,9 @@ static int open_targets(const struct args *a, struct target *t, int *n_targets, 
                 return 1;
             }
             int nhvx = 0;
-            tg->threads = cpu ? a->threads.item[i] : htp_threads(&nhvx);
-            const int used = cpu ? a->n_threads.v[i] : nhvx;
+            /* the XDNA array's emulation runs on one host thread (xdna-array.h) */
+            tg->threads = cpu ? a->threads.item[i] : xdna ? "1" : htp_threads(&nhvx);
+            const int used = cpu ? a->n_threads.v[i] : xdna ? 1 : nhvx;
             *max_threads = used > *max_threads ? used : *max_threads;
         }
     }

@@ -121,6 +121,9 @@ struct ops_kind {
     /* Optional: the NMSE bound of a case on the matmul path its node took (htp-msg.h's enum htp_rsp_path, as the
      * HTP device reports it: vnpu_htp_node_rsp); NULL, or a device that does not say, keeps nmse_max. */
     double (*nmse_path)(const struct ops_case *c, uint32_t path);
+    /* Optional: the NMSE bound of a case on an XDNA device (xdna-host.h: the operands rounded to bf16, or to BFP16
+     * when bfp16); NULL keeps nmse_max. */
+    double (*nmse_xdna)(const struct ops_case *c, bool bfp16);
 };
 
 extern const struct ops_case ops_cases[];

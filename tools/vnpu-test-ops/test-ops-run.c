@@ -8,6 +8,7 @@
 #include "log.h"
 #include "rng.h"
 #include "type-traits.h"
+#include "xdna-host.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -334,6 +335,10 @@ static bool ops_check_rsp(const struct ops_case *c, const struct ops_kind *k, st
     struct htp_op_rsp rsp;
     *nmse_max = c->nmse_max;
     *reported = false;
+    if (vnpu_xdna_device_is(dut)) {
+        *nmse_max = k->nmse_xdna ? k->nmse_xdna(c, vnpu_xdna_device_bfp16(dut)) : c->nmse_max;
+        return true;
+    }
     if (!vnpu_htp_device_is(dut) || !vnpu_htp_node_rsp(dut, a, &rsp)) {
         return true;
     }
