@@ -1,7 +1,8 @@
 /*
  * The emulated AIE tile array (xdna-array.h, its rules 1-8): the builder records a design in fixed tables, the
  * build checks every rule that does not depend on data and lays out each tile's memory in one host allocation,
- * the run steps DMAs and workers in a fixed order on one thread.
+ * the run steps DMAs and workers in a fixed order, each component of the design (the fifos and workers that share
+ * tiles, directly or through others: a column of a matmul) on its own, the components on the host's cores.
  *
  * Counters, not rings of states: an ObjectFifo side's buffers are used in order, so the side keeps running totals
  * (elements acquired, released, received) and element n lives in buffer n % depth. A link's aliasing (a split's
@@ -14,10 +15,12 @@
 #include "log.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_FIFOS     256
 #define MAX_WORKERS   32 /* one per compute tile of NPU2 */
@@ -29,6 +32,7 @@
 #define MAX_TASKS     (1u << 20)
 #define ERR_BYTES     2048
 #define BUF_ALIGN     64 /* each fifo side's buffers start at a multiple of this in its tile's memory */
+#define MAX_COMPS     (XDNA_MAX_COLS * XDNA_ROWS) /* a component holds a tile at least */
 
 static_assert(MAX_WORKERS >= XDNA_MAX_COLS * XDNA_COMPUTE_ROWS, "a worker per compute tile");
 
@@ -142,6 +146,13 @@ struct xdna_design {
 
     size_t tile_bytes[XDNA_MAX_COLS][XDNA_ROWS]; /* rule 3's sum, after build */
     uint8_t *mem[XDNA_MAX_COLS][XDNA_ROWS];      /* the tile's memory (mem_bytes), NULL if unused */
+
+    /* The components (after build): parties that share no tile, even through others, never interact, so each runs
+     * alone. comp_fifos[comp_first_fifo[c] .. comp_first_fifo[c + 1]) are component c's fifos in fifo order, the
+     * same for workers. */
+    uint32_t n_comps;
+    uint16_t comp_fifos[MAX_FIFOS], comp_first_fifo[MAX_COMPS + 1];
+    uint16_t comp_workers[MAX_WORKERS], comp_first_worker[MAX_COMPS + 1];
 };
 
 /* ---- errors ---- */
@@ -1046,6 +1057,62 @@ static void layout_side(struct xdna_design *d, const struct fifo *f, struct fifo
     *used = s->off + (size_t) f->depth * f->elem_size;
 }
 
+/* Union-find over tiles: the root of tile t's set. */
+static uint32_t comp_root(uint32_t *parent, uint32_t t) {
+    while (parent[t] != t) {
+        t = parent[t] = parent[parent[t]];
+    }
+    return t;
+}
+
+static uint32_t tile_index(struct xdna_tile t) {
+    return (uint32_t) t.col * XDNA_ROWS + t.row;
+}
+
+/* The components: tiles joined by every fifo's ends (a link's fifos meet on its mem tile, a worker's on its tile),
+ * numbered in the order of their first fifo or worker. */
+static void find_components(struct xdna_design *d) {
+    uint32_t parent[MAX_COMPS], comp_of_root[MAX_COMPS];
+    for (uint32_t t = 0; t < MAX_COMPS; t++) {
+        parent[t] = t;
+        comp_of_root[t] = UINT32_MAX;
+    }
+    for (uint32_t i = 0; i < d->n_fifos; i++) {
+        const struct fifo *f = &d->fifos[i];
+        for (uint32_t c = 0; c < f->n_cons; c++) {
+            parent[comp_root(parent, tile_index(f->cons[c].tile))] = comp_root(parent, tile_index(f->prod.tile));
+        }
+    }
+    uint32_t fifo_comp[MAX_FIFOS], worker_comp[MAX_WORKERS], count[MAX_COMPS] = {0}, wcount[MAX_COMPS] = {0};
+    d->n_comps = 0;
+    for (uint32_t i = 0; i < d->n_fifos + d->n_workers; i++) {
+        const struct xdna_tile t = i < d->n_fifos ? d->fifos[i].prod.tile : d->workers[i - d->n_fifos].tile;
+        const uint32_t root = comp_root(parent, tile_index(t));
+        if (comp_of_root[root] == UINT32_MAX) {
+            comp_of_root[root] = d->n_comps++;
+        }
+        if (i < d->n_fifos) {
+            count[fifo_comp[i] = comp_of_root[root]]++;
+        } else {
+            wcount[worker_comp[i - d->n_fifos] = comp_of_root[root]]++;
+        }
+    }
+    d->comp_first_fifo[0] = d->comp_first_worker[0] = 0;
+    for (uint32_t c = 0; c < d->n_comps; c++) {
+        d->comp_first_fifo[c + 1] = (uint16_t) (d->comp_first_fifo[c] + count[c]);
+        d->comp_first_worker[c + 1] = (uint16_t) (d->comp_first_worker[c] + wcount[c]);
+        count[c] = wcount[c] = 0;
+    }
+    for (uint32_t i = 0; i < d->n_fifos; i++) {
+        const uint32_t c = fifo_comp[i];
+        d->comp_fifos[d->comp_first_fifo[c] + count[c]++] = (uint16_t) i;
+    }
+    for (uint32_t i = 0; i < d->n_workers; i++) {
+        const uint32_t c = worker_comp[i];
+        d->comp_workers[d->comp_first_worker[c] + wcount[c]++] = (uint16_t) i;
+    }
+}
+
 enum vnpu_status xdna_design_build(struct xdna_design *d) {
     enum vnpu_status st = builder_gate(d, "xdna_design_build");
     if (st != VNPU_STATUS_OK) {
@@ -1152,6 +1219,7 @@ enum vnpu_status xdna_design_build(struct xdna_design *d) {
             }
         }
     }
+    find_components(d);
     d->built = true;
     return VNPU_STATUS_OK;
 }
@@ -1231,13 +1299,25 @@ static void stream_copy(uint8_t *dst, struct run_it *di, const uint8_t *src, str
 }
 
 /* What a run needs beyond the design: the DDR buffers, the stats, and each shim transfer's DDR pattern. */
+/* One host thread's run of components: what they share (the DDR buffers, the transfers' taps) and its own state. */
 struct run_ctx {
     void *const *ddr;
-    struct xdna_run_stats *stats;
-    struct xdna_tap *task_taps;      /* per task: its tap, or the whole buffer for an untapped one */
-    struct run_it ddr_it[MAX_FIFOS]; /* the running transfer's place in DDR, per fifo */
+    struct xdna_run_stats *stats;     /* this thread's, NULL when the caller asked for none */
+    const struct xdna_tap *task_taps; /* per task: its tap, or the whole buffer for an untapped one */
+    struct run_it ddr_it[MAX_FIFOS];  /* the running transfer's place in DDR, per fifo */
     uint64_t macs_scratch;
+    char *err; /* a failing component's message (ERR_BYTES) */
 };
+
+/* A component's run error: the message into rc->err (logged once by xdna_design_run). */
+static enum vnpu_status run_error(struct run_ctx *rc, enum vnpu_status st, const char *fmt, ...) VNPU_PRINTF(3, 4);
+static enum vnpu_status run_error(struct run_ctx *rc, enum vnpu_status st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rc->err, ERR_BYTES, fmt, ap);
+    va_end(ap);
+    return st;
+}
 
 static struct xdna_tile_stats *tile_stats(struct run_ctx *rc, struct xdna_tile t) {
     return &rc->stats->tiles[t.col][t.row];
@@ -1475,11 +1555,11 @@ static bool worker_step(struct xdna_design *d, struct run_ctx *rc, struct worker
             case OP_RELEASE: {
                 struct fifo_side *s = op_side(d, op->fifo, op->side);
                 if (side_held(s) < op->n) {
-                    *err = run_fail(d, VNPU_STATUS_DEVICE,
-                                    "protocol breach: worker on compute tile (%u,%u) releases %u of fifo '%s', holding "
-                                    "%llu (rule 7)",
-                                    w->tile.col, w->tile.row, op->n, d->fifos[op->fifo].name,
-                                    (unsigned long long) side_held(s));
+                    *err = run_error(
+                        rc, VNPU_STATUS_DEVICE,
+                        "protocol breach: worker on compute tile (%u,%u) releases %u of fifo '%s', holding "
+                        "%llu (rule 7)",
+                        w->tile.col, w->tile.row, op->n, d->fifos[op->fifo].name, (unsigned long long) side_held(s));
                     return false;
                 }
                 if (op->side >= 0 && d->strict) {
@@ -1495,11 +1575,11 @@ static bool worker_step(struct xdna_design *d, struct run_ctx *rc, struct worker
                     const struct fifo *f = &d->fifos[op->bufs[i].fifo];
                     const struct fifo_side *s = op_side(d, op->bufs[i].fifo, op->bufs[i].side);
                     if (op->bufs[i].index >= side_held(s)) {
-                        *err = run_fail(d, VNPU_STATUS_DEVICE,
-                                        "protocol breach: worker on compute tile (%u,%u): call of kernel '%s' names "
-                                        "element %u of fifo '%s', it holds %llu (rule 7)",
-                                        w->tile.col, w->tile.row, op->kernel->name ? op->kernel->name : "?",
-                                        op->bufs[i].index, f->name, (unsigned long long) side_held(s));
+                        *err = run_error(rc, VNPU_STATUS_DEVICE,
+                                         "protocol breach: worker on compute tile (%u,%u): call of kernel '%s' names "
+                                         "element %u of fifo '%s', it holds %llu (rule 7)",
+                                         w->tile.col, w->tile.row, op->kernel->name ? op->kernel->name : "?",
+                                         op->bufs[i].index, f->name, (unsigned long long) side_held(s));
                         return false;
                     }
                     call.bufs[i] = side_buf(d, f, s, s->rel + op->bufs[i].index);
@@ -1570,12 +1650,13 @@ static void blocking_cons(const struct xdna_design *d, const struct fifo *f, cha
 }
 
 /* Rule 8: every party that cannot progress and what it waits for. */
-static enum vnpu_status report_deadlock(struct xdna_design *d) {
+/* Component c cannot progress (rule 8): what each of its parties waits for. */
+static enum vnpu_status report_deadlock(struct xdna_design *d, struct run_ctx *rc, uint32_t c) {
     char msg[ERR_BYTES];
     size_t len = append(msg, sizeof(msg), 0, "deadlock: ");
     const char *sep = "";
-    for (uint32_t i = 0; i < d->n_fifos; i++) {
-        const struct fifo *f = &d->fifos[i];
+    for (uint32_t k = d->comp_first_fifo[c]; k < d->comp_first_fifo[c + 1]; k++) {
+        const struct fifo *f = &d->fifos[d->comp_fifos[k]];
         char what[96];
         if (f->cur_task >= 0) {
             const struct task *t = &d->tasks[f->cur_task];
@@ -1596,8 +1677,8 @@ static enum vnpu_status report_deadlock(struct xdna_design *d) {
             sep = "; ";
         }
     }
-    for (uint32_t i = 0; i < d->n_workers; i++) {
-        const struct worker *w = &d->workers[i];
+    for (uint32_t k = d->comp_first_worker[c]; k < d->comp_first_worker[c + 1]; k++) {
+        const struct worker *w = &d->workers[d->comp_workers[k]];
         if (w->done) {
             continue;
         }
@@ -1609,7 +1690,147 @@ static enum vnpu_status report_deadlock(struct xdna_design *d) {
                      (unsigned long long) side_held(op_side(d, op->fifo, op->side)));
         sep = "; ";
     }
-    return run_fail(d, VNPU_STATUS_DEVICE, "%s", msg);
+    return run_error(rc, VNPU_STATUS_DEVICE, "%s", msg);
+}
+
+/* Run component c from its start to its end or its first error (into rc->err). */
+static enum vnpu_status run_component(struct xdna_design *d, struct run_ctx *rc, uint32_t c) {
+    const uint16_t *fifos = d->comp_fifos, *workers = d->comp_workers;
+    const uint32_t f0 = d->comp_first_fifo[c], f1 = d->comp_first_fifo[c + 1];
+    const uint32_t w0 = d->comp_first_worker[c], w1 = d->comp_first_worker[c + 1];
+    for (uint32_t k = f0; k < f1; k++) {
+        struct fifo *f = &d->fifos[fifos[k]];
+        f->moved = 0;
+        f->prod.acq = f->prod.rel = f->prod.recv = 0;
+        for (uint32_t j = 0; j < f->n_cons; j++) {
+            f->cons[j].acq = f->cons[j].rel = f->cons[j].recv = 0;
+        }
+        task_start(d, rc, f, f->first_task);
+    }
+    for (uint32_t k = w0; k < w1; k++) {
+        struct worker *w = &d->workers[workers[k]];
+        w->pc = 0;
+        w->n_loops = 0;
+        w->done = false;
+    }
+    /* rule 8: round-robin, DMAs in fifo order then workers, until all is done or a round does nothing */
+    enum vnpu_status st = VNPU_STATUS_OK;
+    for (;;) {
+        bool done = true, progress = false;
+        for (uint32_t k = f0; k < f1; k++) {
+            struct fifo *f = &d->fifos[fifos[k]];
+            while (fifo_move(d, rc, f)) {
+                progress = true;
+            }
+            done &= f->cur_task < 0;
+        }
+        for (uint32_t k = w0; k < w1 && st == VNPU_STATUS_OK; k++) {
+            progress |= worker_step(d, rc, &d->workers[workers[k]], &st);
+            done &= d->workers[workers[k]].done;
+        }
+        if (rc->stats) {
+            rc->stats->rounds++;
+        }
+        if (st != VNPU_STATUS_OK || done) {
+            return st;
+        }
+        if (!progress) {
+            return report_deadlock(d, rc, c);
+        }
+    }
+}
+
+/* A host thread of a run: components taken in turn from *next, each run to its end; the first failing one's (the
+ * lowest number, whatever the threads' timing) status and message kept. */
+struct run_thread {
+    struct xdna_design *d;
+    uint32_t *next;
+    struct run_ctx rc;
+    struct xdna_run_stats stats;
+    enum vnpu_status st;
+    uint32_t failed;         /* the component that failed, if st is an error */
+    char err[ERR_BYTES];     /* its message */
+    char scratch[ERR_BYTES]; /* rc.err: the message of the component running */
+};
+
+static void *run_thread_main(void *arg) {
+    struct run_thread *t = arg;
+    for (;;) {
+        const uint32_t c = __atomic_fetch_add(t->next, 1, __ATOMIC_RELAXED);
+        if (c >= t->d->n_comps) {
+            return NULL;
+        }
+        const enum vnpu_status st = run_component(t->d, &t->rc, c);
+        if (st != VNPU_STATUS_OK && t->st == VNPU_STATUS_OK) {
+            t->st = st;
+            t->failed = c;
+            memcpy(t->err, t->rc.err, ERR_BYTES);
+        }
+    }
+}
+
+static void stats_add(struct xdna_run_stats *sum, const struct xdna_run_stats *s) {
+    for (uint32_t c = 0; c < XDNA_MAX_COLS; c++) {
+        for (uint32_t r = 0; r < XDNA_ROWS; r++) {
+            struct xdna_tile_stats *a = &sum->tiles[c][r];
+            const struct xdna_tile_stats *b = &s->tiles[c][r];
+            a->kernel_calls += b->kernel_calls;
+            a->macs += b->macs;
+            a->dma_in_bytes += b->dma_in_bytes;
+            a->dma_out_bytes += b->dma_out_bytes;
+            a->bds_run += b->bds_run;
+            a->stall_steps += b->stall_steps;
+        }
+    }
+    sum->ddr_read_bytes += s->ddr_read_bytes;
+    sum->ddr_write_bytes += s->ddr_write_bytes;
+    sum->rounds += s->rounds;
+}
+
+/* Every component of d, on as many host threads as the host has CPUs (at most one a component): components share
+ * nothing, so the result is the same whatever the threads. */
+static enum vnpu_status run_components(struct xdna_design *d, void *const *ddr, const struct xdna_tap *taps,
+                                       struct xdna_run_stats *stats) {
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const uint32_t n = cpus < 1 ? 1 : (uint32_t) cpus < d->n_comps ? (uint32_t) cpus : d->n_comps;
+    struct run_thread *t = calloc(n, sizeof(*t));
+    pthread_t *tid = calloc(n, sizeof(*tid));
+    if (!t || !tid) {
+        free(t);
+        free(tid);
+        return run_fail(d, VNPU_STATUS_NO_MEMORY, "xdna_design_run: cannot allocate the run's state");
+    }
+    uint32_t next = 0, started = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        t[i] = (struct run_thread){.d = d, .next = &next};
+        t[i].rc =
+            (struct run_ctx){.ddr = ddr, .stats = stats ? &t[i].stats : NULL, .task_taps = taps, .err = t[i].scratch};
+    }
+    for (; started < n && pthread_create(&tid[started], NULL, run_thread_main, &t[started]) == 0; started++) {
+    }
+    run_thread_main(&t[0]); /* the calling thread takes its share (all of them if no thread started) */
+    for (uint32_t i = 1; i < started; i++) {
+        pthread_join(tid[i], NULL);
+    }
+    enum vnpu_status st = VNPU_STATUS_OK;
+    uint32_t failed = UINT32_MAX;
+    const char *err = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        if (stats) {
+            stats_add(stats, &t[i].stats);
+        }
+        if (t[i].st != VNPU_STATUS_OK && t[i].failed < failed) {
+            st = t[i].st;
+            failed = t[i].failed;
+            err = t[i].err;
+        }
+    }
+    if (err) {
+        run_fail(d, st, "%s", err);
+    }
+    free(t);
+    free(tid);
+    return st;
 }
 
 enum vnpu_status xdna_design_run(struct xdna_design *d, void *const *ddr, const size_t *ddr_bytes, uint32_t n_ddr,
@@ -1623,16 +1844,10 @@ enum vnpu_status xdna_design_run(struct xdna_design *d, void *const *ddr, const 
     if (stats) {
         memset(stats, 0, sizeof(*stats));
     }
-    struct run_ctx *rc = calloc(1, sizeof(*rc));
     struct xdna_tap *taps = d->n_tasks ? calloc(d->n_tasks, sizeof(*taps)) : NULL;
-    if (!rc || (d->n_tasks && !taps)) {
-        free(rc);
-        free(taps);
+    if (d->n_tasks && !taps) {
         return run_fail(d, VNPU_STATUS_NO_MEMORY, "xdna_design_run: cannot allocate the run's state");
     }
-    rc->ddr = ddr;
-    rc->stats = stats;
-    rc->task_taps = taps;
     enum vnpu_status st = VNPU_STATUS_OK;
     /* every transfer stays inside its DDR buffer before anything moves */
     for (uint32_t i = 0; i < d->n_tasks && st == VNPU_STATUS_OK; i++) {
@@ -1673,48 +1888,8 @@ enum vnpu_status xdna_design_run(struct xdna_design *d, void *const *ddr, const 
         }
     }
     if (st == VNPU_STATUS_OK) {
-        for (uint32_t i = 0; i < d->n_fifos; i++) {
-            struct fifo *f = &d->fifos[i];
-            f->moved = 0;
-            f->prod.acq = f->prod.rel = f->prod.recv = 0;
-            for (uint32_t c = 0; c < f->n_cons; c++) {
-                f->cons[c].acq = f->cons[c].rel = f->cons[c].recv = 0;
-            }
-            task_start(d, rc, f, f->first_task);
-        }
-        for (uint32_t i = 0; i < d->n_workers; i++) {
-            struct worker *w = &d->workers[i];
-            w->pc = 0;
-            w->n_loops = 0;
-            w->done = false;
-        }
-        /* rule 8: round-robin, DMAs in fifo order then workers, until all is done or a round does nothing */
-        for (;;) {
-            bool done = true, progress = false;
-            for (uint32_t i = 0; i < d->n_fifos; i++) {
-                struct fifo *f = &d->fifos[i];
-                while (fifo_move(d, rc, f)) {
-                    progress = true;
-                }
-                done &= f->cur_task < 0;
-            }
-            for (uint32_t i = 0; i < d->n_workers && st == VNPU_STATUS_OK; i++) {
-                progress |= worker_step(d, rc, &d->workers[i], &st);
-                done &= d->workers[i].done;
-            }
-            if (stats) {
-                stats->rounds++;
-            }
-            if (st != VNPU_STATUS_OK || done) {
-                break;
-            }
-            if (!progress) {
-                st = report_deadlock(d);
-                break;
-            }
-        }
+        st = run_components(d, ddr, taps, stats);
     }
     free(taps);
-    free(rc);
     return st;
 }

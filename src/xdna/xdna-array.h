@@ -34,11 +34,14 @@
  * sum(ij * strides[j]); the elements are visited in that index order, outermost slowest, and moved as one stream.
  * A side with no tap moves its buffer in order (one dimension).
  *
- * Execution is deterministic and single-threaded: a scheduler steps each worker's program and each DMA until it
- * blocks, in a fixed order, as long as any can progress (rule 8). Data moves when both its sides are ready (a
- * full producer element and a free consumer buffer for each consumer, broadcast); a link on a mem tile forwards,
- * splits (one input element into the outputs' elements, at offsets) or joins (the inputs' elements into one output
- * element, at offsets).
+ * Execution is deterministic: a scheduler steps each worker's program and each DMA until it blocks, in a fixed
+ * order, as long as any can progress (rule 8). A design's components (the parties that share no tile, directly or
+ * through others: each column of the matmul design) never interact, so each is stepped on its own, components on
+ * the host's cores at once (one host thread a component at most): the result, the statistics and a refusal's
+ * message (the lowest-numbered failing component's) are the same whatever the threads. Data moves when both its sides
+ * are ready (a full producer element and a free consumer buffer for each consumer, broadcast); a link on a mem tile
+ * forwards, splits (one input element into the outputs' elements, at offsets) or joins (the inputs' elements into one
+ * output element, at offsets).
  */
 #ifndef VNPU_XDNA_ARRAY_H
 #define VNPU_XDNA_ARRAY_H

@@ -241,6 +241,7 @@ struct mm_call {
     void *c;
     uint32_t r, s, t;
     uint32_t mb, kb, nb; /* blocks of A's rows, of k, of B's columns */
+    uint32_t rows_valid; /* rows that hold data (xdna_mm_args) */
     uint32_t rb_valid;   /* row blocks that hold a valid row: ceil(rows_valid / r) */
 };
 
@@ -278,6 +279,7 @@ static struct mm_call mm_call_of(const struct xdna_call *c) {
                             .mb = kp->m / r,
                             .kb = kp->k / s,
                             .nb = kp->n / t,
+                            .rows_valid = args->rows_valid,
                             .rb_valid = (args->rows_valid + r - 1) / r};
 }
 
@@ -332,26 +334,22 @@ static inline __attribute__((always_inline)) void mm_bf16_f32_rst(const struct m
     float *C = mc->c;
     const uint32_t kb_n = mc->kb, nb_n = mc->nb;
     for (uint32_t ib = 0; ib < mc->rb_valid; ib += 2) {
-        const uint32_t rows = ib + 1 < mc->rb_valid ? 2 * R : R; /* the second block padding: skipped */
+        const uint32_t left = mc->rows_valid - ib * R, rows = left < 2 * R ? left : 2 * R; /* padding rows: skipped */
         for (uint32_t jb = 0; jb < nb_n; jb += 2) {
             float acc[2 * MM_R_MAX][2 * MM_T_MAX], a[2 * MM_R_MAX][MM_S_MAX], b[MM_S_MAX][2 * MM_T_MAX];
-            for (uint32_t di = 0; di < rows / R; di++) {
+            for (uint32_t ri = 0; ri < rows; ri++) {
                 for (uint32_t dj = 0; dj < 2; dj++) {
-                    const float *cb = C + ((size_t) (ib + di) * nb_n + jb + dj) * R * T;
-                    for (uint32_t i = 0; i < R; i++) {
-                        for (uint32_t j = 0; j < T; j++) {
-                            acc[di * R + i][dj * T + j] = cb[i * T + j];
-                        }
+                    const float *cb = C + ((size_t) (ib + ri / R) * nb_n + jb + dj) * R * T + (ri % R) * T;
+                    for (uint32_t j = 0; j < T; j++) {
+                        acc[ri][dj * T + j] = cb[j];
                     }
                 }
             }
             for (uint32_t kb = 0; kb < kb_n; kb++) {
-                for (uint32_t di = 0; di < rows / R; di++) {
-                    const vnpu_bf16_t *ab = A + ((size_t) (ib + di) * kb_n + kb) * R * S;
-                    for (uint32_t i = 0; i < R; i++) {
-                        for (uint32_t kk = 0; kk < S; kk++) {
-                            a[di * R + i][kk] = vnpu_bf16_to_f32(ab[i * S + kk]);
-                        }
+                for (uint32_t ri = 0; ri < rows; ri++) {
+                    const vnpu_bf16_t *ab = A + ((size_t) (ib + ri / R) * kb_n + kb) * R * S + (ri % R) * S;
+                    for (uint32_t kk = 0; kk < S; kk++) {
+                        a[ri][kk] = vnpu_bf16_to_f32(ab[kk]);
                     }
                 }
                 for (uint32_t dj = 0; dj < 2; dj++) {
@@ -364,17 +362,17 @@ static inline __attribute__((always_inline)) void mm_bf16_f32_rst(const struct m
                 }
                 if (rows == 2 * R) {
                     mm_bf16_f32_step(acc, a, b, 2 * R, S, T); /* a constant row count: unrolled */
+                } else if (rows == 1) {
+                    mm_bf16_f32_step(acc, a, b, 1, S, T); /* a decode step's one token */
                 } else {
-                    mm_bf16_f32_step(acc, a, b, R, S, T);
+                    mm_bf16_f32_step(acc, a, b, rows, S, T);
                 }
             }
-            for (uint32_t di = 0; di < rows / R; di++) {
+            for (uint32_t ri = 0; ri < rows; ri++) {
                 for (uint32_t dj = 0; dj < 2; dj++) {
-                    float *cb = C + ((size_t) (ib + di) * nb_n + jb + dj) * R * T;
-                    for (uint32_t i = 0; i < R; i++) {
-                        for (uint32_t j = 0; j < T; j++) {
-                            cb[i * T + j] = acc[di * R + i][dj * T + j];
-                        }
+                    float *cb = C + ((size_t) (ib + ri / R) * nb_n + jb + dj) * R * T + (ri % R) * T;
+                    for (uint32_t j = 0; j < T; j++) {
+                        cb[j] = acc[ri][dj * T + j];
                     }
                 }
             }
@@ -433,14 +431,15 @@ static void mm_fn_bfp16(const struct xdna_call *c) {
                 }
             }
             for (uint32_t ib = 0; ib < mc.rb_valid; ib++) {
+                const uint32_t left = mc.rows_valid - ib * R, rows = left < R ? left : R; /* padding rows: skipped */
                 for (uint32_t q = 0; q < kc; q++) {
                     const vnpu_bf16_t *blk = A + ((size_t) ib * mc.kb + kc0 + q) * R * S;
-                    for (uint32_t i = 0; i < R; i++) {
+                    for (uint32_t i = 0; i < rows; i++) {
                         bfp16_block_of(blk + i * S, 1, &ab[i][q]);
                     }
                 }
                 float *cb = C + ((size_t) ib * mc.nb + jb) * R * T;
-                for (uint32_t i = 0; i < R; i++) {
+                for (uint32_t i = 0; i < rows; i++) {
                     for (uint32_t j = 0; j < T; j++) {
                         float acc = cb[i * T + j];
                         for (uint32_t q = 0; q < kc; q++) {

@@ -76,9 +76,11 @@ struct xdna_mm_kernel {
 struct xdna_mm_args {
     const struct xdna_mm_kernel *kernel; /* the kernel this call runs (xdna_mm_kernel_init's): its sizes and types
                                           * (the fn sees only the call); it outlives the design's runs */
-    uint32_t rows_valid; /* rows of A (and C) that hold data, <= m: the emulation computes only those row blocks
-                          * that hold one (the others are padding whose C rows nobody reads); the MAC count is the
-                          * whole tile's, as the hardware computes it */
+    uint32_t rows_valid; /* rows of A (and C) that hold data, <= m: the emulation computes those rows; the other
+                          * rows of their r-row blocks are computed or left as they are (the bf16 and BFP16 kernels
+                          * leave them, the integer ones compute whole blocks), the rows of blocks past them are left
+                          * as they are: padding whose C nobody reads. The MAC count is the whole tile's, as the
+                          * hardware computes it */
 };
 
 /* Make the matmul kernel (arch, in -> out, bfp16) for m x k x n tiles into *k_out, with its C accumulate-into

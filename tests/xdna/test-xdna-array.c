@@ -10,6 +10,7 @@
 #include "xdna-arch.h"
 #include "xdna-array.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,14 @@ static void k_copy(const struct xdna_call *c) {
     memcpy(c->bufs[1], c->bufs[0], c->buf_bytes[1]);
 }
 static const struct xdna_kernel kern_copy = {.name = "copy", .fn = k_copy};
+
+/* Reads its one buffer (a consumer's element) into a sink. */
+static volatile int32_t sink;
+static void k_copy_in(const struct xdna_call *c) {
+    const int32_t *in = c->bufs[0];
+    sink = in[0];
+}
+static const struct xdna_kernel kern_copy_in = {.name = "copy_in", .fn = k_copy_in};
 
 /* Buggy: keeps the previous call's input pointer and copies from it (after its worker released it). */
 static const void *stale_in;
@@ -748,6 +757,60 @@ static void test_deadlock(void **state) {
     xdna_design_free(d);
 }
 
+/* Column c of NPU1Col2: shim -> mem -> compute (c,2), whose worker acquires `take` of a depth-1 fifo (2: a deadlock)
+ * and releases them. */
+static void column_design(struct xdna_design *d, uint8_t c, uint32_t take, const char *in_name, const char *a_name) {
+    const int in2 = xdna_fifo_new(d, in_name, T(c, 0), &T(c, 1), 1, 1, 64, 4);
+    const int a = xdna_fifo_new(d, a_name, T(c, 1), &T(c, 2), 1, 1, 64, 4);
+    assert_int_equal(xdna_link_new(d, T(c, 1), &in2, 1, &a, 1, NULL), VNPU_STATUS_OK);
+    const int w = xdna_worker_new(d, T(c, 2));
+    assert_int_equal(xdna_worker_loop_begin(d, w, 4 / take), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_acquire(d, w, a, take), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_call(d, w, &kern_copy_in, (const struct xdna_call_buf[1]){{a, 0}}, 1, NULL, 0),
+                     VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_release(d, w, a, take), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_loop_end(d, w), VNPU_STATUS_OK);
+    assert_int_equal(xdna_runtime_fill(d, in2, c, NULL, false), VNPU_STATUS_OK);
+}
+
+/* Two columns that share no tile run apart (on the host's cores): their statistics add up, and of the two the
+ * failing one's deadlock is reported, the lower-numbered when both fail, whatever the threads' timing. */
+static void test_components(void **state) {
+    (void) state;
+    static const uint32_t takes[3][2] = {{1, 1}, {1, 2}, {2, 2}};
+    for (int i = 0; i < 3; i++) {
+        for (int rep = 0; rep < 20; rep++) {
+            struct xdna_design *d;
+            assert_int_equal(xdna_design_new(dev_of("NPU1Col2"), false, &d), VNPU_STATUS_OK);
+            column_design(d, 0, takes[i][0], "in0", "A0");
+            column_design(d, 1, takes[i][1], "in1", "A1");
+            assert_int_equal(xdna_design_build(d), VNPU_STATUS_OK);
+            int32_t in0[256] = {0}, in1[256] = {0};
+            void *ddr[2] = {in0, in1};
+            const size_t bytes[2] = {sizeof(in0), sizeof(in1)};
+            struct xdna_run_stats st;
+            const enum vnpu_status rc = xdna_design_run(d, ddr, bytes, 2, &st);
+            if (i == 0) {
+                assert_int_equal(rc, VNPU_STATUS_OK);
+                assert_int_equal(st.tiles[0][2].kernel_calls, 4);
+                assert_int_equal(st.tiles[1][2].kernel_calls, 4);
+                assert_int_equal(st.ddr_read_bytes, 2 * sizeof(in0));
+            } else {
+                const char *c = i == 1 ? "1" : "0";
+                char want[512];
+                snprintf(want, sizeof(want),
+                         "deadlock: runtime fill of fifo 'in%s' waits for a free buffer on mem tile (%s,1) (element 3 "
+                         "of 4); fifo 'A%s' on mem tile (%s,1) waits for a free buffer on compute tile (%s,2); worker "
+                         "on compute tile (%s,2) waits to acquire 2 of fifo 'A%s' (holds 0)",
+                         c, c, c, c, c, c, c);
+                assert_int_equal(rc, VNPU_STATUS_DEVICE);
+                assert_string_equal(xdna_design_error(d), want);
+            }
+            xdna_design_free(d);
+        }
+    }
+}
+
 /* ---- strict mode (rule 7) ---- */
 
 static void run_buggy(bool strict, const struct xdna_kernel *k, int32_t *in, int32_t *out, uint32_t elem, uint32_t n) {
@@ -813,6 +876,7 @@ int main(void) {
         cmocka_unit_test(test_refuse_links),
         cmocka_unit_test(test_refuse_programs),
         cmocka_unit_test(test_deadlock),
+        cmocka_unit_test(test_components),
         cmocka_unit_test(test_strict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -440,7 +440,7 @@ static uint64_t run_kernel(const struct xdna_mm_kernel *kern, const void *a, con
 }
 
 /* One kernel case: random row-major A, B, C; the kernel on their blocked forms (rows_valid rows) against
- * ref_matmul on all rows, compared on the row blocks holding a valid row; the others are C as it was. */
+ * ref_matmul on all rows, compared on the valid rows; the rows of blocks past them are C as it was. */
 static void kernel_case(const struct variant *v, uint32_t m, uint32_t k, uint32_t n, uint32_t rows_valid) {
     char vs[64], name[128];
     variant_str(v, vs, sizeof(vs));
@@ -468,9 +468,11 @@ static void kernel_case(const struct variant *v, uint32_t m, uint32_t k, uint32_
     from_blocked(Cb, got, m, n, r, t, ob);
     memcpy(want, C, (size_t) m * n * ob);
     ref_matmul(v, m, k, n, A, B, want);
-    const uint32_t rows_done = (rows_valid + r - 1) / r * r; /* whole row blocks */
-    memcpy((char *) want + (size_t) rows_done * n * ob, (char *) C + (size_t) rows_done * n * ob,
-           (size_t) (m - rows_done) * n * ob);
+    const uint32_t rows_block = (rows_valid + r - 1) / r * r; /* the blocks holding data */
+    memcpy((char *) want + (size_t) rows_valid * n * ob, (char *) got + (size_t) rows_valid * n * ob,
+           (size_t) (rows_block - rows_valid) * n * ob); /* their padding rows: computed or left, either */
+    memcpy((char *) want + (size_t) rows_block * n * ob, (char *) C + (size_t) rows_block * n * ob,
+           (size_t) (m - rows_block) * n * ob);
     assert_same(name, got, want, (size_t) m * n, v->out);
     free(A);
     free(B);
@@ -498,8 +500,8 @@ static void test_kernel_random(void **state) {
     }
 }
 
-/* rows_valid: only the row blocks holding a valid row are computed (the second of a pair too, or not), the others'
- * C stays as it was; the MACs are the whole tile's. */
+/* rows_valid: the valid rows are computed, the rows of blocks past them keep C as it was (the second block of a
+ * pair too, or not); the MACs are the whole tile's. */
 static void test_kernel_rows_valid(void **state) {
     (void) state;
     for (size_t vi = 0; vi < N_VARIANTS; vi++) {
