@@ -62,11 +62,15 @@ void xdna_matmul_pack_b_row(const struct xdna_matmul_plan *p, uint32_t o, const 
     const uint32_t k = XDNA_MM_TILE_K, n = XDNA_MM_TILE_N, s = p->kernel.base.mac_dims[1],
                    t = p->kernel.base.mac_dims[2];
     const uint32_t g = o / (WORKERS_PER_COL * n), wk = o / n % WORKERS_PER_COL, j = o % n;
-    for (uint32_t kk = 0; kk < p->K; kk++) {
-        const uint32_t kt = kk / k, kr = kk % k;
-        const size_t tile = (((size_t) g * p->kt + kt) * WORKERS_PER_COL + wk) * k * n;
-        const size_t in_tile = ((size_t) (kr / s) * (n / t) + j / t) * s * t + (size_t) (kr % s) * t + j % t;
-        b[tile + in_tile] = vnpu_f32_to_bf16(w[kk]);
+    const size_t in_block = (size_t) (j / t) * s * t + j % t; /* column j's place in a row of s x t blocks */
+    for (uint32_t kt = 0, kk = 0; kt < p->kt && kk < p->K; kt++) {
+        vnpu_bf16_t *tile = b + (((size_t) g * p->kt + kt) * WORKERS_PER_COL + wk) * k * n + in_block;
+        for (uint32_t kb = 0; kb < k / s && kk < p->K; kb++) {
+            vnpu_bf16_t *blk = tile + (size_t) kb * (n / t) * s * t;
+            for (uint32_t q = 0; q < s && kk < p->K; q++, kk++) {
+                blk[(size_t) q * t] = vnpu_f32_to_bf16(w[kk]);
+            }
+        }
     }
 }
 
