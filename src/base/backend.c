@@ -46,22 +46,43 @@ static int sched_pick_device(struct vnpu_device **devs, int n_devs, int preferre
     return -1;
 }
 
-static vnpu_sched_observer sched_observer;
-static void *sched_observer_arg;
+static struct {
+    vnpu_sched_observer fn; /* NULL: a free slot */
+    void *arg;
+} sched_observers[VNPU_SCHED_MAX_OBSERVERS];
 
-void vnpu_sched_set_observer(vnpu_sched_observer fn, void *arg) {
-    sched_observer = fn;
-    sched_observer_arg = arg;
+bool vnpu_sched_observer_add(vnpu_sched_observer fn, void *arg) {
+    for (int i = 0; i < VNPU_SCHED_MAX_OBSERVERS; i++) {
+        if (!sched_observers[i].fn) {
+            sched_observers[i].fn = fn;
+            sched_observers[i].arg = arg;
+            return true;
+        }
+    }
+    vnpu_log_error("scheduler: %d observers already (VNPU_SCHED_MAX_OBSERVERS)", VNPU_SCHED_MAX_OBSERVERS);
+    return false;
 }
 
-/* Hand nodes [start, end) to device dev; dev < 0 means nothing to run yet. */
-static enum vnpu_status sched_run(struct vnpu_device **devs, int dev, struct vnpu_graph *g, int start, int end) {
+void vnpu_sched_observer_remove(vnpu_sched_observer fn, void *arg) {
+    for (int i = 0; i < VNPU_SCHED_MAX_OBSERVERS; i++) {
+        if (sched_observers[i].fn == fn && sched_observers[i].arg == arg) {
+            sched_observers[i].fn = NULL;
+            return;
+        }
+    }
+}
+
+/* Hand nodes [start, end) to device dev of devs[0..n_devs); dev < 0 means nothing to run yet. */
+static enum vnpu_status sched_run(struct vnpu_device **devs, int n_devs, int dev, struct vnpu_graph *g, int start,
+                                  int end) {
     if (dev < 0) {
         return VNPU_STATUS_OK;
     }
     const enum vnpu_status st = devs[dev]->iface->graph_compute(devs[dev], g->nodes + start, end - start);
-    if (st == VNPU_STATUS_OK && sched_observer) {
-        sched_observer(sched_observer_arg, devs[dev], g->nodes + start, end - start);
+    for (int i = 0; i < VNPU_SCHED_MAX_OBSERVERS && st == VNPU_STATUS_OK; i++) {
+        if (sched_observers[i].fn) {
+            sched_observers[i].fn(sched_observers[i].arg, devs, n_devs, devs[dev], g->nodes + start, end - start);
+        }
     }
     return st;
 }
@@ -92,7 +113,7 @@ enum vnpu_status vnpu_sched_graph_compute(struct vnpu_device **devs, int n_devs,
             return VNPU_STATUS_UNSUPPORTED;
         }
         if (dev != run_dev) {
-            const enum vnpu_status st = sched_run(devs, run_dev, g, run_start, i);
+            const enum vnpu_status st = sched_run(devs, n_devs, run_dev, g, run_start, i);
             if (st != VNPU_STATUS_OK) {
                 return st;
             }
@@ -100,5 +121,5 @@ enum vnpu_status vnpu_sched_graph_compute(struct vnpu_device **devs, int n_devs,
             run_dev = dev;
         }
     }
-    return sched_run(devs, run_dev, g, run_start, g->n_nodes);
+    return sched_run(devs, n_devs, run_dev, g, run_start, g->n_nodes);
 }

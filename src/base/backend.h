@@ -60,10 +60,15 @@ void vnpu_device_free(struct vnpu_device *dev);
  * the CPU device last as the fallback. Every tensor of g must be allocated. */
 enum vnpu_status vnpu_sched_graph_compute(struct vnpu_device **devs, int n_devs, struct vnpu_graph *g);
 
-/* What the scheduler handed out, for an observer that prices it (the cost model, src/host/htp-perf.c): called after
- * each run of nodes[0..n_nodes) that device dev computed without error, in graph order. One observer per process;
- * fn NULL removes it. */
-typedef void (*vnpu_sched_observer)(void *arg, struct vnpu_device *dev, struct vnpu_tensor *const *nodes, int n_nodes);
-void vnpu_sched_set_observer(vnpu_sched_observer fn, void *arg);
+/* What the scheduler handed out, for an observer that prices it (the cost models, src/host/htp-perf.c and
+ * src/host/xdna-device.c): called after each run of nodes[0..n_nodes) that device dev, one of the graph's devices
+ * devs[0..n_devs), computed without error, in graph order. Up to VNPU_SCHED_MAX_OBSERVERS per process, called in the
+ * order they were added; add and remove them while no graph computes. add: false (nothing added, logged) when all are
+ * taken; remove: the pair (fn, arg) added, a no-op for a pair not added. */
+#define VNPU_SCHED_MAX_OBSERVERS 8
+typedef void (*vnpu_sched_observer)(void *arg, struct vnpu_device *const *devs, int n_devs, struct vnpu_device *dev,
+                                    struct vnpu_tensor *const *nodes, int n_nodes);
+bool vnpu_sched_observer_add(vnpu_sched_observer fn, void *arg);
+void vnpu_sched_observer_remove(vnpu_sched_observer fn, void *arg);
 
 #endif /* VNPU_BACKEND_H */

@@ -40,7 +40,8 @@ static struct {
     struct vnpu_htp_perf totals; /* rows "CPU <op>" */
 } perf_cpu = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static void perf_cpu_observe(void *arg, struct vnpu_device *dev, struct vnpu_tensor *const *nodes, int n_nodes);
+static void perf_cpu_observe(void *arg, struct vnpu_device *const *devs, int n_devs, struct vnpu_device *dev,
+                             struct vnpu_tensor *const *nodes, int n_nodes);
 
 enum vnpu_status htp_perf_open(struct htp_device *d) {
     const struct htp_config *cfg = d->cfg;
@@ -92,7 +93,16 @@ enum vnpu_status htp_perf_open(struct htp_device *d) {
     pthread_mutex_lock(&perf_cpu.lock);
     if (perf_cpu.holders++ == 0) {
         perf_cpu.target = t;
-        vnpu_sched_set_observer(perf_cpu_observe, NULL);
+        if (!vnpu_sched_observer_add(perf_cpu_observe, NULL)) {
+            perf_cpu.holders--;
+            perf_cpu.target = NULL;
+            pthread_mutex_unlock(&perf_cpu.lock);
+            perf_calib_free(p->calib);
+            pthread_mutex_destroy(&p->lock);
+            free(p);
+            d->perf = NULL;
+            return VNPU_STATUS_BAD_ARG;
+        }
     }
     pthread_mutex_unlock(&perf_cpu.lock);
     return VNPU_STATUS_OK;
@@ -102,7 +112,7 @@ void htp_perf_close(struct htp_device *d) {
     if (d->perf) {
         pthread_mutex_lock(&perf_cpu.lock);
         if (--perf_cpu.holders == 0) {
-            vnpu_sched_set_observer(NULL, NULL);
+            vnpu_sched_observer_remove(perf_cpu_observe, NULL);
             perf_cpu.target = NULL;
             memset(&perf_cpu.totals, 0, sizeof(perf_cpu.totals));
         }
@@ -169,29 +179,9 @@ static void perf_scope_add(void *arg, const char *name, uint64_t hvx, uint64_t t
     }
 }
 
-/* Whether node is the output layer's MUL_MAT (node result_output), which the reports keep apart. */
-static bool perf_is_output(const struct vnpu_tensor *node) {
-    return node && node->op == VNPU_OP_MUL_MAT && strncmp(node->name, "result_output", 13) == 0;
-}
-
-/* The bytes a CPU op streams: its result and the whole of each source, but the rows GET_ROWS gathers of its table and
- * the rows SET_ROWS writes of its result (a KV cache: as many as its first source has; the cache, its third source,
- * is that result). */
-static uint64_t perf_cpu_bytes(const struct vnpu_tensor *node) {
-    const bool scatter = node->op == VNPU_OP_SET_ROWS && node->src[0];
-    uint64_t bytes = scatter ? (uint64_t) vnpu_nrows(node->src[0]) * node->nb[1] : vnpu_nbytes(node);
-    for (int s = 0; s < VNPU_MAX_SRC; s++) {
-        const struct vnpu_tensor *src = node->src[s];
-        if (src && !(scatter && s == 2)) {
-            const bool table = node->op == VNPU_OP_GET_ROWS && s == 0 && node->src[1];
-            bytes += table ? (uint64_t) vnpu_nelements(node->src[1]) * src->nb[1] : vnpu_nbytes(src);
-        }
-    }
-    return bytes;
-}
-
-static void perf_cpu_observe(void *arg, struct vnpu_device *dev, struct vnpu_tensor *const *nodes, int n_nodes) {
-    (void) arg;
+static void perf_cpu_observe(void *arg, struct vnpu_device *const *devs, int n_devs, struct vnpu_device *dev,
+                             struct vnpu_tensor *const *nodes, int n_nodes) {
+    (void) arg, (void) devs, (void) n_devs;
     if (vnpu_htp_device_is(dev)) {
         return;
     }
@@ -202,9 +192,9 @@ static void perf_cpu_observe(void *arg, struct vnpu_device *dev, struct vnpu_ten
         if (vnpu_op_is_empty(nodes[i]->op)) {
             continue;
         }
-        const double us = perf_model_cpu_op(perf_cpu.target, perf_cpu_bytes(nodes[i]));
+        const double us = perf_model_cpu_op(perf_cpu.target, perf_cpu_op_bytes(nodes[i]));
         char name[32];
-        snprintf(name, sizeof(name), "CPU %s%s", vnpu_op_desc(nodes[i]), perf_is_output(nodes[i]) ? " output" : "");
+        perf_cpu_op_name(nodes[i], name, sizeof(name));
         struct vnpu_htp_perf_row op = {.count = 1, .us = us};
         op.bound_us[PERF_BOUND_CPU] = us;
         struct vnpu_htp_perf_row *r = perf_row(&perf_cpu.totals, name);
@@ -237,7 +227,7 @@ void htp_perf_request(struct htp_device *d, const struct htp_req *req, const str
         perf_model_op(p->target, p->calib, th + (size_t) i * req->n_perf_threads, req->n_perf_threads, names, fenced,
                       perf_scope_add, t, &m);
         /* a row per op type, the output layer's MUL_MAT (node result_output) apart */
-        const bool output = ops[i].opcode == HTP_OP_MUL_MAT && perf_is_output(nodes[i]);
+        const bool output = ops[i].opcode == HTP_OP_MUL_MAT && perf_node_is_output(nodes[i]);
         char name[32];
         snprintf(name, sizeof(name), "%s%s", htp_op_name(ops[i].opcode), output ? " output" : "");
         struct vnpu_htp_perf_row op = {.count = 1,

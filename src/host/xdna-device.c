@@ -3,10 +3,13 @@
 
 #include "env.h"
 #include "htp-config.h"
+#include "htp-host.h"
 #include "log.h"
+#include "perf-model.h"
 #include "xdna-matmul.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +37,11 @@ struct xdna_dev {
     vnpu_bf16_t *b; /* a src0 that is not a weight, packed for one call */
     size_t b_elems;
     struct vnpu_xdna_totals totals;
+    struct xdna_dev *next_open; /* the open devices' list (vnpu_xdna_totals_read) */
 };
+
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct xdna_dev *open_first;
 
 static const struct vnpu_device_iface xdna_device_iface;
 
@@ -160,7 +167,70 @@ static enum vnpu_status weight_get(struct xdna_dev *x, const struct xdna_matmul_
     return st;
 }
 
-static void totals_add(struct vnpu_xdna_totals *t, const struct xdna_run_stats *s) {
+/* t's row named name, added (zeroed) if new; NULL when the rows are full. */
+static struct vnpu_xdna_perf_row *totals_row(struct vnpu_xdna_totals *t, const char *name) {
+    uint32_t i = 0;
+    while (i < t->n_rows && strcmp(t->rows[i].op, name) != 0) {
+        i++;
+    }
+    if (i == VNPU_XDNA_PERF_ROWS) {
+        return NULL;
+    }
+    if (i == t->n_rows) {
+        t->n_rows++;
+        memset(&t->rows[i], 0, sizeof(t->rows[i]));
+        snprintf(t->rows[i].op, sizeof(t->rows[i].op), "%s", name);
+    }
+    return &t->rows[i];
+}
+
+/* *add (modelled ops) added to t's row of its name. */
+static void totals_price(struct vnpu_xdna_totals *t, const struct vnpu_xdna_perf_row *add) {
+    struct vnpu_xdna_perf_row *r = totals_row(t, add->op);
+    if (r) {
+        r->count += add->count;
+        r->runs += add->runs;
+        r->us += add->us;
+        for (int b = 0; b < XDNA_PERF_BOUND_COUNT; b++) {
+            r->bound_us[b] += add->bound_us[b];
+        }
+        r->macs += add->macs;
+        r->ddr_bytes += add->ddr_bytes;
+    }
+    t->us += add->us;
+}
+
+/* The ops the CPU ran in a graph of the XDNA device's (a scheduler observer, arg the device): priced on the
+ * partition's laptop CPU. */
+static void totals_observe_cpu(void *arg, struct vnpu_device *const *devs, int n_devs, struct vnpu_device *dev,
+                               struct vnpu_tensor *const *nodes, int n_nodes) {
+    struct xdna_dev *x = arg;
+    bool mine = false;
+    for (int d = 0; d < n_devs; d++) {
+        mine = mine || devs[d] == &x->dev;
+    }
+    if (!mine || vnpu_xdna_device_is(dev) || vnpu_htp_device_is(dev)) {
+        return; /* another graph's, or an NPU's nodes: its own cost model prices them */
+    }
+    for (int i = 0; i < n_nodes; i++) {
+        if (!vnpu_op_is_empty(nodes[i]->op)) {
+            struct vnpu_xdna_perf_row op = {.count = 1, .ddr_bytes = perf_cpu_op_bytes(nodes[i])};
+            perf_cpu_op_name(nodes[i], op.op, sizeof(op.op));
+            op.us = op.bound_us[XDNA_PERF_BOUND_CPU] = xdna_perf_cpu_op(x->part, op.ddr_bytes);
+            totals_price(&x->totals, &op);
+        }
+    }
+}
+
+/* One design run of node dst (first: the node's first) added to t: its statistics and its modelled time on part. */
+static void totals_add(struct vnpu_xdna_totals *t, const struct xdna_run_stats *s, const struct xdna_device *part,
+                       const struct xdna_mm_kernel *k, const struct vnpu_tensor *dst, bool first) {
+    struct xdna_perf_time m;
+    xdna_perf_run(part, k, s, &m);
+    struct vnpu_xdna_perf_row run = {.count = first, .runs = 1, .us = m.us, .macs = m.macs, .ddr_bytes = m.ddr_bytes};
+    snprintf(run.op, sizeof(run.op), "%s", perf_node_is_output(dst) ? "MUL_MAT output" : "MUL_MAT");
+    run.bound_us[m.bound] = m.us;
+    totals_price(t, &run);
     for (uint32_t c = 0; c < XDNA_MAX_COLS; c++) {
         for (uint32_t r = 0; r < XDNA_ROWS; r++) {
             struct xdna_tile_stats *d = &t->stats.tiles[c][r];
@@ -222,7 +292,7 @@ static enum vnpu_status xdna_mul_mat(struct xdna_dev *x, struct vnpu_tensor *dst
             if ((st = xdna_matmul_run(mm, x->a, b, x->c, &stats)) != VNPU_STATUS_OK) {
                 return st;
             }
-            totals_add(&x->totals, &stats);
+            totals_add(&x->totals, &stats, x->part, &p->kernel, dst, i12 == 0 && i13 == 0);
             for (uint32_t i1 = 0; i1 < M; i1++) {
                 memcpy((char *) dst->data + i1 * dst->nb[1] + i12 * dst->nb[2] + i13 * dst->nb[3],
                        x->c + (size_t) i1 * p->n_pad, N * sizeof(float));
@@ -275,6 +345,14 @@ static void xdna_forget_host(struct vnpu_device *dev, const void *base, size_t s
 
 static void xdna_free(struct vnpu_device *dev) {
     struct xdna_dev *x = dev->ctx;
+    vnpu_sched_observer_remove(totals_observe_cpu, x);
+    pthread_mutex_lock(&open_lock);
+    struct xdna_dev **link = &open_first;
+    while (*link != x) {
+        link = &(*link)->next_open;
+    }
+    *link = x->next_open;
+    pthread_mutex_unlock(&open_lock);
     for (int i = 0; i < N_DESIGNS; i++) {
         xdna_matmul_free(x->designs[i]);
     }
@@ -334,11 +412,47 @@ enum vnpu_status vnpu_xdna_device_open(const char *name, size_t len, struct vnpu
                            .strict = strict != 0,
                            .bfp16 = bfp16 != 0,
                            .verbose = verbose};
+    if (!vnpu_sched_observer_add(totals_observe_cpu, x)) {
+        free(x);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    pthread_mutex_lock(&open_lock);
+    x->next_open = open_first;
+    open_first = x;
+    pthread_mutex_unlock(&open_lock);
     *out = &x->dev;
     return VNPU_STATUS_OK;
 }
 
-void vnpu_xdna_device_totals(struct vnpu_device *dev, struct vnpu_xdna_totals *out) {
-    const struct xdna_dev *x = dev->ctx;
+void vnpu_xdna_device_totals(struct vnpu_device *dev, struct vnpu_xdna_totals *out, bool reset) {
+    struct xdna_dev *x = dev->ctx;
     *out = x->totals;
+    if (reset) {
+        memset(&x->totals, 0, sizeof(x->totals));
+    }
+}
+
+const struct xdna_device *vnpu_xdna_device_partition(struct vnpu_device *dev) {
+    const struct xdna_dev *x = dev->ctx;
+    return x->part;
+}
+
+const struct xdna_device *vnpu_xdna_totals_read(struct vnpu_xdna_totals *out, bool reset) {
+    memset(out, 0, sizeof(*out));
+    const struct xdna_device *part = NULL;
+    pthread_mutex_lock(&open_lock);
+    for (struct xdna_dev *x = open_first; x; x = x->next_open) {
+        struct vnpu_xdna_totals *t = &x->totals;
+        part = !part && t->n_rows > 0 ? x->part : part;
+        out->nodes += t->nodes;
+        out->runs += t->runs;
+        for (uint32_t i = 0; i < t->n_rows; i++) {
+            totals_price(out, &t->rows[i]);
+        }
+        if (reset) {
+            memset(t, 0, sizeof(*t));
+        }
+    }
+    pthread_mutex_unlock(&open_lock);
+    return part;
 }

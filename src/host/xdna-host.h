@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "xdna-array.h"
+#include "xdna-perf.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,12 +32,40 @@ bool vnpu_xdna_device_is(struct vnpu_device *dev);
 /* Whether XDNA device dev multiplies with the BFP16-emulation kernel (VNPU_XDNA_BFP16=1). */
 bool vnpu_xdna_device_bfp16(struct vnpu_device *dev);
 
-/* What dev's designs did since it opened (summed over runs; the array's tile statistics), for the cost model and
- * reports; also the number of MUL_MAT nodes and design runs. */
+/* One row of the cost model's totals (src/xdna/xdna-perf.h): the nodes of one kind, modelled on the partition. */
+struct vnpu_xdna_perf_row {
+    char op[32];    /* "MUL_MAT", "MUL_MAT output" (node result_output): on the array; an op the CPU ran (the graph's
+                     * fallback) is "CPU <op>" ("CPU RMS_NORM"), priced at the arch's cpu_gbytes_per_s (bound cpu) */
+    uint64_t count; /* nodes */
+    uint64_t runs;  /* design runs (a MUL_MAT node runs once per 2-D matrix of its result; 0 on a CPU row) */
+    double us;      /* modelled microseconds */
+    double bound_us[XDNA_PERF_BOUND_COUNT]; /* of us, the runs (CPU ops) each bound set */
+    uint64_t macs;                          /* the runs' MACs (padding included, as the array computes it) */
+    uint64_t ddr_bytes;                     /* the runs' DDR bytes, both ways; a CPU row: the bytes it streams */
+};
+#define VNPU_XDNA_PERF_ROWS 48
+
+/* What dev's designs did since it opened or its last reset (summed over runs; the array's tile statistics), for the
+ * cost model and reports: the number of MUL_MAT nodes and design runs, and the modelled time of each run
+ * (xdna_perf_run) and of each op the CPU ran meanwhile (any graph's: the device observes the scheduler while it is
+ * open), per row. */
 struct vnpu_xdna_totals {
     struct xdna_run_stats stats;
     uint64_t nodes, runs;
+    double us; /* modelled microseconds: every row's */
+    uint32_t n_rows;
+    struct vnpu_xdna_perf_row rows[VNPU_XDNA_PERF_ROWS]; /* in the order first seen; a kind beyond the last row
+                                                          * counts in us only */
 };
-void vnpu_xdna_device_totals(struct vnpu_device *dev, struct vnpu_xdna_totals *out);
+/* dev's totals into *out, and (reset) zeroed after; read them between graph computes. */
+void vnpu_xdna_device_totals(struct vnpu_device *dev, struct vnpu_xdna_totals *out, bool reset);
+
+/* The modelled rows of every open XDNA device summed into *out (rows merged by name; nodes, runs and us summed; stats
+ * zero), each device's totals zeroed after when reset: what a model's run costs on its context's device. Returns the
+ * partition of the first device with a row, NULL when none has one. */
+const struct xdna_device *vnpu_xdna_totals_read(struct vnpu_xdna_totals *out, bool reset);
+
+/* The partition XDNA device dev runs on (xdna-arch.h's row). */
+const struct xdna_device *vnpu_xdna_device_partition(struct vnpu_device *dev);
 
 #endif /* VNPU_XDNA_HOST_H */

@@ -256,3 +256,24 @@ void perf_model_op(const struct perf_target *t, const struct perf_calib *c, cons
 double perf_model_cpu_op(const struct perf_target *t, uint64_t bytes) {
     return (double) bytes / (t->cpu_gbytes_per_s * 1e3);
 }
+
+uint64_t perf_cpu_op_bytes(const struct vnpu_tensor *node) {
+    const bool scatter = node->op == VNPU_OP_SET_ROWS && node->src[0];
+    uint64_t bytes = scatter ? (uint64_t) vnpu_nrows(node->src[0]) * node->nb[1] : vnpu_nbytes(node);
+    for (int s = 0; s < VNPU_MAX_SRC; s++) {
+        const struct vnpu_tensor *src = node->src[s];
+        if (src && !(scatter && s == 2)) {
+            const bool table = node->op == VNPU_OP_GET_ROWS && s == 0 && node->src[1];
+            bytes += table ? (uint64_t) vnpu_nelements(node->src[1]) * src->nb[1] : vnpu_nbytes(src);
+        }
+    }
+    return bytes;
+}
+
+bool perf_node_is_output(const struct vnpu_tensor *node) {
+    return node && node->op == VNPU_OP_MUL_MAT && strncmp(node->name, "result_output", 13) == 0;
+}
+
+void perf_cpu_op_name(const struct vnpu_tensor *node, char *name, size_t size) {
+    snprintf(name, size, "CPU %s%s", vnpu_op_desc(node), perf_node_is_output(node) ? " output" : "");
+}

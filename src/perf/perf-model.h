@@ -29,6 +29,7 @@
 
 #include "htp-msg.h"
 #include "perf-target.h"
+#include "tensor.h"
 #include "vnpu.h"
 
 #include <stdbool.h>
@@ -96,5 +97,16 @@ void perf_model_op(const struct perf_target *t, const struct perf_calib *c, cons
 /* Microseconds the target's SoC CPU takes for an op that reads and writes bytes (all its sources' bytes it touches and
  * its result's), at the target's cpu_gbytes_per_s. */
 double perf_model_cpu_op(const struct perf_target *t, uint64_t bytes);
+
+/* The bytes an op the CPU runs streams: its result and the whole of each source, but the rows GET_ROWS gathers of its
+ * table and the rows SET_ROWS writes of its result (a KV cache: as many as its first source has; the cache, its third
+ * source, is that result). Shared by every cost model that prices the CPU's fallback ops (HTP's, XDNA's). */
+uint64_t perf_cpu_op_bytes(const struct vnpu_tensor *node);
+
+/* Whether node is the output layer's MUL_MAT (node result_output), which the reports keep apart; NULL is not. */
+bool perf_node_is_output(const struct vnpu_tensor *node);
+
+/* The report row of an op the CPU ran: "CPU <op>" ("CPU MUL_MAT output" for the output layer) into name[0..size). */
+void perf_cpu_op_name(const struct vnpu_tensor *node, char *name, size_t size);
 
 #endif /* VNPU_PERF_MODEL_H */

@@ -31,7 +31,14 @@ static void ts_stats(const struct bench_row *r, double *mean, double *sd) {
 
 int bench_sink_row(const struct bench_sink *s, const struct bench_row *r) {
     if (s->fd < 0) {
-        bench_model_print_row(s->out, s->fmt, r->desc, r->devices, r->threads, &r->t, r->ts);
+        if (s->xdna) {
+            bench_arch_print_row(s->out, s->fmt, r->arch, r, r);
+        } else {
+            bench_model_print_row(s->out, s->fmt, r->desc, r->devices, r->threads, &r->t, r->ts);
+        }
+        if (s->kept && *s->n_kept < BENCH_MAX_ROWS) {
+            s->kept[(*s->n_kept)++] = *r;
+        }
         fflush(s->out);
         return 0;
     }
@@ -116,7 +123,7 @@ static int run_child(const char *arch, bool modelled, bench_run_fn run, void *ar
     return n;
 }
 
-static void print_header(FILE *out, const char *fmt) {
+void bench_arch_print_header(FILE *out, const char *fmt) {
     if (strcmp(fmt, "csv") == 0) {
         fprintf(out, "model,devices,threads,arch,test,n_tokens,reps,ts_mean,ts_stdev,samples_ts,modelled_ts\n");
         return;
@@ -125,8 +132,8 @@ static void print_header(FILE *out, const char *fmt) {
     fprintf(out, "| ----- | ------- | ------: | ---- | ---: | ---------: | -------------: |\n");
 }
 
-static void print_row(FILE *out, const char *fmt, const char *arch, const struct bench_row *h,
-                      const struct bench_row *m) {
+void bench_arch_print_row(FILE *out, const char *fmt, const char *arch, const struct bench_row *h,
+                          const struct bench_row *m) {
     double mean, sd;
     ts_stats(h, &mean, &sd);
     const char *kind = h->t.kind == BENCH_MODEL_PP ? "pp" : "tg";
@@ -191,6 +198,58 @@ static void print_breakdown(FILE *out, const char *fmt, const char *arch, const 
     }
 }
 
+/* The XDNA bound that set most of a row's time. */
+static const char *xdna_row_bound(const struct vnpu_xdna_perf_row *r) {
+    int best = 0;
+    for (int b = 1; b < XDNA_PERF_BOUND_COUNT; b++) {
+        best = r->bound_us[b] > r->bound_us[best] ? b : best;
+    }
+    return xdna_perf_bound_name((enum xdna_perf_bound) best);
+}
+
+void bench_arch_print_xdna_breakdown(FILE *out, const char *fmt, const struct bench_row *rows, int n) {
+    const bool csv = strcmp(fmt, "csv") == 0;
+    if (csv) {
+        fprintf(out, "\narch,test,op,count,runs,modelled_us,share,bound,ddr_bytes,macs,devices,threads\n");
+    }
+    for (int i = 0; i < n; i++) {
+        const struct bench_row *m = &rows[i];
+        const struct vnpu_xdna_totals *p = &m->xdna;
+        if (!m->arch[0] || isnan(m->modelled_ts)) {
+            continue; /* no XDNA device */
+        }
+        const double reps = m->t.reps; /* the totals are of reps identical repetitions: one is shown */
+        const char *kind = m->t.kind == BENCH_MODEL_PP ? "pp" : "tg";
+        if (!csv) {
+            uint64_t runs = 0;
+            for (uint32_t k = 0; k < p->n_rows; k++) {
+                runs += p->rows[k].runs;
+            }
+            const double fixed_us =
+                (double) runs * xdna_perf_arch_of(xdna_device_find(m->arch, strlen(m->arch))->arch)->run_us;
+            fprintf(out,
+                    "\n%s %s%d on %s: %.3f ms modelled, %.2f t/s; %.0f design runs, %.3f ms of it their fixed cost\n\n",
+                    m->arch, kind, m->t.n, m->devices, p->us / reps * 1e-3, m->modelled_ts, runs / reps,
+                    fixed_us / reps * 1e-3);
+            fprintf(out, "| op | count | runs | modelled ms | share | bound | DDR MB | GMAC |\n");
+            fprintf(out, "| -- | ----: | ---: | ----------: | ----: | ----- | -----: | ---: |\n");
+        }
+        for (uint32_t k = 0; k < p->n_rows; k++) {
+            const struct vnpu_xdna_perf_row *r = &p->rows[k];
+            const double share = p->us > 0.0 ? 100.0 * r->us / p->us : 0.0;
+            if (csv) {
+                fprintf(out, "%s,%s%d,\"%s\",%.0f,%.0f,%.3f,%.2f,%s,%.0f,%.0f,\"%s\",%d\n", m->arch, kind, m->t.n,
+                        r->op, r->count / reps, r->runs / reps, r->us / reps, share, xdna_row_bound(r),
+                        r->ddr_bytes / reps, r->macs / reps, m->devices, m->threads);
+            } else {
+                fprintf(out, "| %s | %.0f | %.0f | %.3f | %.1f %% | %s | %.2f | %.3f |\n", r->op, r->count / reps,
+                        r->runs / reps, r->us / reps * 1e-3, share, xdna_row_bound(r), r->ddr_bytes / reps / 1e6,
+                        r->macs / reps / 1e9);
+            }
+        }
+    }
+}
+
 static int scope_by_packets(const void *a, const void *b) {
     const double pa = ((const struct vnpu_htp_perf_scope *) a)->packets;
     const double pb = ((const struct vnpu_htp_perf_scope *) b)->packets;
@@ -251,10 +310,10 @@ int bench_arch_run(const char *const *archs, int n, bench_run_fn run, void *args
         n_rows[a] = nh;
     }
     if (rc == 0) {
-        print_header(out, fmt);
+        bench_arch_print_header(out, fmt);
         for (int a = 0; a < n; a++) {
             for (int i = 0; i < n_rows[a]; i++) {
-                print_row(out, fmt, archs[a], &host[a * BENCH_MAX_ROWS + i], &model[a * BENCH_MAX_ROWS + i]);
+                bench_arch_print_row(out, fmt, archs[a], &host[a * BENCH_MAX_ROWS + i], &model[a * BENCH_MAX_ROWS + i]);
             }
         }
         if (breakdown) {

@@ -302,27 +302,32 @@ bool bench_op_result_ok(const struct bench_op_result *r) {
     return r->supported && (isnan(r->check_rel) || r->check_rel <= r->check_tol) && r->det != 0;
 }
 
-void bench_op_print_header(FILE *out, const char *fmt, bool modelled) {
+void bench_op_print_header(FILE *out, const char *fmt, int modelled) {
+    static const char *const csv_cols[] = {"", ",modelled_us", ",modelled_us,modelled_gflops"};
+    static const char *const md_cols[] = {"", " modelled us/op |", " modelled us/op | modelled GFLOP/s |"};
+    static const char *const md_rule[] = {"", " -------------: |", " -------------: | ---------------: |"};
     if (strcmp(fmt, "csv") == 0) {
         fprintf(out,
                 "device,test,op,type,shape,d0,d1,d2,d3,d4,weights_buft,copies,threads,ops_per_rep,reps,us_median,"
                 "us_min,us_mean,us_stdev,gflops,gbs,flops_per_op,bytes_per_op,check,check_rel_err,check_max_abs,"
                 "check_tol,deterministic,out_hash%s\n",
-                modelled ? ",modelled_us" : "");
+                csv_cols[modelled]);
         return;
     }
     fprintf(out,
             "| device | test | type | shape | weights | threads | ops/rep | us/op (median) | min | GFLOP/s | GB/s "
             "| check (rel. err) | det | out hash |%s\n",
-            modelled ? " modelled us/op |" : "");
+            md_cols[modelled]);
     fprintf(out,
             "| ------ | ---- | ---- | ----- | ------- | ------: | ------: | -------------: | --: | ------: | ---: "
             "| ---------------- | --- | -------- |%s\n",
-            modelled ? " -------------: |" : "");
+            md_rule[modelled]);
 }
 
 void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char *threads, const struct bench_mm_case *c,
-                        const struct bench_op_result *r, bool modelled) {
+                        const struct bench_op_result *r, int modelled) {
+    static const char *const csv_empty[] = {"", ",", ",,"};
+    static const char *const md_empty[] = {"", " |", " | |"};
     const char *type = vnpu_type_name(c->type);
     const bool csv = strcmp(fmt, "csv") == 0;
     char shape[96];
@@ -332,10 +337,10 @@ void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char 
             fprintf(out,
                     "%s,%s,mul_mat,%s,\"%s\",%" PRId64 ",%" PRId64 ",%" PRId64
                     ",0,0,unsupported,,%s,,,,,,,,,,,,,,,,%s\n",
-                    dev, c->label, type, shape, c->k, c->m, c->n, threads, modelled ? "," : "");
+                    dev, c->label, type, shape, c->k, c->m, c->n, threads, csv_empty[modelled]);
         } else {
             fprintf(out, "| %s | %s | %s | %s | not supported | %s | | | | | | | | |%s\n", dev, c->label, type, shape,
-                    threads, modelled ? " |" : "");
+                    threads, md_empty[modelled]);
         }
         return;
     }
@@ -350,8 +355,11 @@ void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char 
                 r->check_rel, r->check_max, r->check_tol, r->det, r->hash);
         if (!isnan(r->modelled_us)) {
             fprintf(out, ",%.3f", r->modelled_us);
-        } else if (modelled) {
-            fprintf(out, ",");
+            if (modelled == 2) {
+                fprintf(out, ",%.4f", bench_mm_flops(c) / (r->modelled_us * 1e3));
+            }
+        } else {
+            fprintf(out, "%s", csv_empty[modelled]);
         }
         fprintf(out, "\n");
         return;
@@ -368,8 +376,11 @@ void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char 
             r->hash);
     if (!isnan(r->modelled_us)) {
         fprintf(out, " %.2f |", r->modelled_us);
-    } else if (modelled) {
-        fprintf(out, " |");
+        if (modelled == 2) {
+            fprintf(out, " %.2f |", bench_mm_flops(c) / (r->modelled_us * 1e3));
+        }
+    } else {
+        fprintf(out, "%s", md_empty[modelled]);
     }
     fprintf(out, "\n");
 }

@@ -86,10 +86,11 @@ bool bench_op_result_ok(const struct bench_op_result *r);
 
 /* The table's header and one row in ggml_op_bench's format with a device column first (what matches and what
  * differs: the comment at the top): fmt "md" (a Markdown table) or "csv". dev names the device, threads its worker
- * count as text ("2", "nhvx 2"); modelled: the table has the modelled column (empty in a row the model did not price:
- * a CPU device's). */
-void bench_op_print_header(FILE *out, const char *fmt, bool modelled);
+ * count as text ("2", "nhvx 2"); modelled: the modelled columns the table has (empty in a row the model did not price:
+ * a CPU device's): 0 none, 1 modelled us/op (the HTP cost model), 2 also modelled GFLOP/s (2 K M N / modelled time: an
+ * XDNA device's table). */
+void bench_op_print_header(FILE *out, const char *fmt, int modelled);
 void bench_op_print_row(FILE *out, const char *fmt, const char *dev, const char *threads, const struct bench_mm_case *c,
-                        const struct bench_op_result *r, bool modelled);
+                        const struct bench_op_result *r, int modelled);
 
 #endif /* VNPU_BENCH_OP_H */

@@ -86,6 +86,7 @@ struct args {
     const char *fmt;
     struct list archs; /* model mode --arch: targets to model (n 0: none) */
     bool breakdown;    /* model mode --breakdown */
+    bool xdna;         /* a device (list) names an XDNA partition: the tables carry its modelled figures */
     bool modelled;     /* set in a --arch child that runs under VNPU_PERF=1 */
 };
 
@@ -117,14 +118,17 @@ static void usage(FILE *out) {
             "      --arch A[,A..]     also model each test on these Hexagon targets (v73, v75, v79, v81; the cost\n"
             "                         model, docs/targets.md): columns arch and modelled t/s beside the host's; in op\n"
             "                         mode one target, a modelled us/op column (op mode under VNPU_PERF=1 has it too)\n"
-            "      --breakdown        with --arch: each modelled test's time per op type, share and bound\n"
+            "      --breakdown        with --arch, or a device list with an XDNA partition: each modelled test's\n"
+            "                         time per op type, share and bound\n"
             "  -sm, --split-mode M[,M..]  layer (default), row, tensor: how each device list splits the model (as\n"
             "                         vnpu-cli's -sm); every device list is run in every mode\n"
             "options:\n"
             "  -dev, --device D[,D..] op mode: devices, each timed alone (default HTP0); model mode: device lists,\n"
             "                         the devices of one list joined by '/' (HTP0/HTP1,CPU; default: every NPU\n"
             "                         device, HTP0 to HTP<VNPU_NDEV-1>, the layers split over them, as vnpu-cli);\n"
-            "                         an XDNA partition (NPU1, NPU2, NPU2Col4, ...) runs the matmuls\n"
+            "                         an XDNA partition (NPU1, NPU2, NPU2Col4, ...) runs the matmuls, and the\n"
+            "                         table has its modelled t/s (arch: the partition; the XDNA cost model,\n"
+            "                         docs/xdna-cost-model.md) or, in op mode, modelled us/op and GFLOP/s\n"
             "  -t, --threads N[,N..]  CPU device threads (default 2); HTP devices run VNPU_NHVX workers\n"
             "  -o, --output md|csv    table format (default md)\n"
             "  -h, --help             this text\n");
@@ -189,6 +193,18 @@ static int split_mode_parse(const char *name) {
         }
     }
     return -1;
+}
+
+/* Whether a device list ("NPU2/CPU", "HTP0[0,2]/HTP1") names an XDNA partition. */
+static bool list_has_xdna(const char *list) {
+    for (const char *p = list; *p;) {
+        const size_t len = strcspn(p, "/,");
+        if (vnpu_xdna_device_name(p, len)) {
+            return true;
+        }
+        p += len + (p[len] != '\0');
+    }
+    return false;
 }
 
 static void parse_args(int argc, char **argv, struct args *a) {
@@ -275,9 +291,6 @@ static void parse_args(int argc, char **argv, struct args *a) {
     if (strcmp(a->fmt, "md") != 0 && strcmp(a->fmt, "csv") != 0) {
         usage_error("unknown output format '%s' (md, csv)", a->fmt);
     }
-    if (a->breakdown && a->archs.n == 0) {
-        usage_error("%s", "--breakdown needs --arch");
-    }
     if (a->archs.n > BENCH_MAX_ARCHS) {
         usage_error("%s", "--arch: at most 8 targets");
     }
@@ -300,6 +313,15 @@ static void parse_args(int argc, char **argv, struct args *a) {
         list_parse(&a->devices, "--device", devices ? devices : "HTP0");
     } else {
         a->devices = (struct list){.n = 1}; /* the model's default devices */
+    }
+    for (int d = 0; d < a->devices.n && a->devices.item[d]; d++) {
+        a->xdna = a->xdna || list_has_xdna(a->devices.item[d]);
+    }
+    if (a->xdna && a->archs.n > 0) {
+        usage_error("%s", "--arch models Hexagon targets: an XDNA partition's figures come without it");
+    }
+    if (a->breakdown && a->archs.n == 0 && !a->xdna) {
+        usage_error("%s", "--breakdown needs --arch or an XDNA partition in -dev");
     }
     list_parse(&a->split_modes, "--split-mode", split_modes);
     for (int i = 0; i < a->split_modes.n; i++) {
@@ -496,7 +518,13 @@ static int run_matrix(const struct args *a, enum vnpu_type type, int y, const st
         for (int ti = 0; ti < n_targets && rc == 0; ti++) {
             struct bench_op_result r;
             struct vnpu_htp_perf perf;
-            const bool modelled = vnpu_htp_perf_read(&perf, true); /* VNPU_PERF: the table has the modelled column */
+            /* VNPU_PERF: the table has the modelled column; an XDNA device: also modelled GFLOP/s */
+            const int modelled = a->xdna ? 2 : vnpu_htp_perf_read(&perf, true) ? 1 : 0;
+            struct vnpu_device *xdna = vnpu_xdna_device_is(t[ti].devs[0]) ? t[ti].devs[0] : NULL;
+            static struct vnpu_xdna_totals xt; /* static: a few KB */
+            if (xdna) {
+                vnpu_xdna_device_totals(xdna, &xt, true);
+            }
             if (bench_mul_mat(t[ti].devs[0], &c, &a->op_opts, &r) != VNPU_STATUS_OK) {
                 rc = 1;
                 break;
@@ -506,6 +534,14 @@ static int run_matrix(const struct args *a, enum vnpu_type type, int y, const st
                 for (uint32_t k = 0; k < perf.n_rows; k++) {
                     if (strcmp(perf.rows[k].op, "MUL_MAT") == 0 && perf.rows[k].count) {
                         r.modelled_us = perf.rows[k].us / (double) perf.rows[k].count;
+                    }
+                }
+            }
+            if (xdna) { /* the nodes the array ran (every repetition alike), the CPU's rows apart */
+                vnpu_xdna_device_totals(xdna, &xt, true);
+                for (uint32_t k = 0; k < xt.n_rows; k++) {
+                    if (strcmp(xt.rows[k].op, "MUL_MAT") == 0 && xt.rows[k].count) {
+                        r.modelled_us = xt.rows[k].us / (double) xt.rows[k].count;
                     }
                 }
             }
@@ -541,7 +577,7 @@ static int run_ops(const struct args *a) {
     int n_targets, max_threads;
     int rc = open_targets(a, targets, &n_targets, &max_threads);
     const struct htp_config *cfg;
-    const bool modelled = htp_config_get(&cfg) == VNPU_STATUS_OK && cfg->perf;
+    const int modelled = a->xdna ? 2 : htp_config_get(&cfg) == VNPU_STATUS_OK && cfg->perf ? 1 : 0;
     if (rc == 0 && a->op_opts.dump && (n_targets != 1 || a->types.n != 1 || a->ns.n != 1 || n_shapes != 1)) {
         fprintf(stderr, TOOL ": --dump needs a single case (one device, type, thread count and n)\n");
         rc = 2;
@@ -577,11 +613,41 @@ static int run_ops(const struct args *a) {
     return rc == 0 && failed ? 1 : rc;
 }
 
+/* The model's XDNA device (a device list holds at most one), or NULL. */
+static struct vnpu_device *model_xdna(const struct vnpu_model *model) {
+    for (int d = 0; d < model->n_devs; d++) {
+        if (vnpu_xdna_device_is(model->devs[d])) {
+            return model->devs[d];
+        }
+    }
+    return NULL;
+}
+
+/* Test t on a model with an XDNA device: the warm-up alone, then the timed repetitions, whose modelled totals (the
+ * context's device's, vnpu_xdna_totals_read) go into r: every repetition models the same, the same shapes from an
+ * empty cache. */
+static enum vnpu_status run_test_xdna(const struct vnpu_model *model, struct vnpu_context *ctx,
+                                      const struct bench_model_test *t, struct bench_row *r) {
+    struct bench_model_test warm = *t, timed = *t;
+    warm.reps = 0;
+    timed.warmup = false;
+    enum vnpu_status st = t->warmup ? bench_model_run(model, ctx, &warm, r->ts) : VNPU_STATUS_OK;
+    vnpu_xdna_totals_read(&r->xdna, true);
+    if (st == VNPU_STATUS_OK && (st = bench_model_run(model, ctx, &timed, r->ts)) == VNPU_STATUS_OK) {
+        const struct xdna_device *part = vnpu_xdna_totals_read(&r->xdna, true);
+        snprintf(r->arch, sizeof(r->arch), "%s", part ? part->name : "");
+        r->modelled_ts = part && r->xdna.us > 0.0 ? t->n / (r->xdna.us / t->reps * 1e-6) : NAN;
+    }
+    return st;
+}
+
 /* The pp and tg tests of a model on one context on devices (the column's text), each a row into sink (r: scratch).
- * Under VNPU_PERF (a --arch child's modelled run) each test runs once, and its row carries the modelled totals. */
+ * Under VNPU_PERF (a --arch child's modelled run) each test runs once, and its row carries the modelled totals; on an
+ * XDNA device the row carries the device's modelled totals of its timed repetitions. */
 static int run_tests(const struct args *a, const struct bench_sink *sink, const struct vnpu_model *model,
                      struct vnpu_context *ctx, const char *desc, const char *devices, int n_threads,
                      struct bench_row *r) {
+    const bool xdna = model_xdna(model) != NULL;
     for (int kind = 0; kind < 2; kind++) {
         const struct int_list *l = kind == 0 ? &a->pp : &a->tg;
         for (int i = 0; i < l->n; i++) {
@@ -598,7 +664,8 @@ static int run_tests(const struct args *a, const struct bench_sink *sink, const 
             if (sink->modelled) {
                 vnpu_htp_perf_read(&r->perf, true);
             }
-            if (bench_model_run(model, ctx, &t, r->ts) != VNPU_STATUS_OK) {
+            r->modelled_ts = NAN;
+            if ((xdna ? run_test_xdna(model, ctx, &t, r) : bench_model_run(model, ctx, &t, r->ts)) != VNPU_STATUS_OK) {
                 fprintf(stderr, TOOL ": %s%d failed on %s\n", kind == 0 ? "pp" : "tg", t.n, devices);
                 return 1;
             }
@@ -686,10 +753,27 @@ static int run_model(struct args *a) {
     if (a->archs.n > 0) {
         rc = bench_arch_run(a->archs.item, a->archs.n, run_model_tests, a, &a->modelled, a->breakdown, stdout, a->fmt);
     } else {
-        bench_model_print_header(stdout, a->fmt);
+        /* an XDNA partition in a list: the --arch table, its rows kept for the breakdown */
+        struct bench_row *kept = a->xdna && a->breakdown ? malloc(BENCH_MAX_ROWS * sizeof(*kept)) : NULL;
+        int n_kept = 0;
+        if (a->xdna) {
+            bench_arch_print_header(stdout, a->fmt);
+        } else {
+            bench_model_print_header(stdout, a->fmt);
+        }
         fflush(stdout);
-        const struct bench_sink sink = {.out = stdout, .fmt = a->fmt, .fd = -1, .modelled = false};
-        rc = run_model_tests(a, &sink);
+        const struct bench_sink sink = {.out = stdout,
+                                        .fmt = a->fmt,
+                                        .fd = -1,
+                                        .modelled = false,
+                                        .xdna = a->xdna,
+                                        .kept = kept,
+                                        .n_kept = &n_kept};
+        rc = a->xdna && a->breakdown && !kept ? 1 : run_model_tests(a, &sink);
+        if (rc == 0 && kept) {
+            bench_arch_print_xdna_breakdown(stdout, a->fmt, kept, n_kept);
+        }
+        free(kept);
     }
     if (rc == 0) {
         load_end(&load);
