@@ -70,9 +70,9 @@ static const bool weight_types[VNPU_TYPE_COUNT] = {
 };
 
 /* MUL_MAT: src0 a supported type with dense rows, src1 and dst F32 with dense rows, GGML's broadcast of src0 over
- * dims 2 and 3, every dimension the design takes (XDNA_MM_MAX_DIM). */
+ * dims 2 and 3, a shape the design takes (xdna_matmul_fits: its dimensions, its runtime sequence's length). */
 static bool xdna_supports_op(struct vnpu_device *dev, const struct vnpu_tensor *op) {
-    (void) dev;
+    const struct xdna_dev *xd = dev->ctx;
     if (op->op != VNPU_OP_MUL_MAT) {
         return false;
     }
@@ -80,7 +80,8 @@ static bool xdna_supports_op(struct vnpu_device *dev, const struct vnpu_tensor *
     return weight_types[w->type] && w->nb[0] == vnpu_type_size_of(w) && x->type == VNPU_TYPE_F32 &&
            x->nb[0] == sizeof(float) && op->type == VNPU_TYPE_F32 && op->nb[0] == sizeof(float) &&
            x->ne[2] % w->ne[2] == 0 && x->ne[3] % w->ne[3] == 0 && w->ne[0] <= XDNA_MM_MAX_DIM &&
-           w->ne[1] <= XDNA_MM_MAX_DIM && x->ne[1] <= XDNA_MM_MAX_DIM;
+           w->ne[1] <= XDNA_MM_MAX_DIM && x->ne[1] <= XDNA_MM_MAX_DIM &&
+           xdna_matmul_fits(xd->part, xd->bfp16, (uint32_t) x->ne[1], (uint32_t) w->ne[0], (uint32_t) w->ne[1]);
 }
 
 /* Grow *buf to hold n elements of size bytes. */
@@ -401,6 +402,11 @@ enum vnpu_status vnpu_xdna_device_open(const char *name, size_t len, struct vnpu
     if (st != VNPU_STATUS_OK || (st = env_setting("VNPU_XDNA_BFP16", 1, &bfp16)) != VNPU_STATUS_OK ||
         (st = env_setting("VNPU_VERBOSE", 2, &verbose)) != VNPU_STATUS_OK) {
         return st;
+    }
+    if (bfp16 && part->arch != XDNA_ARCH_AIE2P) {
+        vnpu_log_error("VNPU_XDNA_BFP16=1: %s is %s, and the BFP16-emulation kernel is AIE2P's (NPU2 and its columns)",
+                       part->name, part->arch_name);
+        return VNPU_STATUS_BAD_ARG;
     }
     struct xdna_dev *x = calloc(1, sizeof(*x));
     if (!x) {

@@ -29,7 +29,6 @@
 #define MAX_LINK_ENDS 32
 #define MAX_LOOP_NEST 8
 #define MAX_ACQUIRE   1024 /* elements one acquire or release names (far above any depth) */
-#define MAX_TASKS     (1u << 20)
 #define ERR_BYTES     2048
 #define BUF_ALIGN     64 /* each fifo side's buffers start at a multiple of this in its tile's memory */
 #define MAX_COMPS     (XDNA_MAX_COLS * XDNA_ROWS) /* a component holds a tile at least */
@@ -307,6 +306,12 @@ int xdna_fifo_new(struct xdna_design *d, const char *name, struct xdna_tile prod
     if (!name || strlen(name) == 0 || strlen(name) > 31) {
         return design_fail(d, VNPU_STATUS_BAD_ARG, "fifo '%s': a name has 1..31 characters", name ? name : "(null)");
     }
+    for (uint32_t i = 0; i < d->n_fifos; i++) {
+        if (strcmp(d->fifos[i].name, name) == 0) {
+            return design_fail(d, VNPU_STATUS_BAD_ARG, "fifo '%s': the name is taken (fifo %u): messages name fifos",
+                               name, i);
+        }
+    }
     if (d->n_fifos >= MAX_FIFOS) {
         return design_fail(d, VNPU_STATUS_BAD_ARG, "fifo '%s': a design has at most %d fifos", name, MAX_FIFOS);
     }
@@ -520,6 +525,13 @@ enum vnpu_status xdna_link_new(struct xdna_design *d, struct xdna_tile tile, con
                                tile.col, f->name, f->elem_bytes, f0->name, f0->elem_bytes);
         }
     }
+    if (n_in == 1 && n_out == 1 && !offsets && d->fifos[in[0]].elem_count != d->fifos[out[0]].elem_count) {
+        return design_fail(d, VNPU_STATUS_BAD_ARG,
+                           "link on mem tile (%u,1): forward of fifo '%s' (%u elements) into fifo '%s' (%u): a forward "
+                           "moves whole elements (give an offset: a split of one part)",
+                           tile.col, d->fifos[in[0]].name, d->fifos[in[0]].elem_count, d->fifos[out[0]].name,
+                           d->fifos[out[0]].elem_count);
+    }
     /* slices: inside the whole element, not overlapping */
     const bool split = n_in == 1;
     const struct fifo *whole = split ? &d->fifos[in[0]] : &d->fifos[out[0]];
@@ -720,6 +732,14 @@ enum vnpu_status xdna_worker_call(struct xdna_design *d, int worker, const struc
         memcpy(op->args, args, args_bytes);
     }
     const size_t stack = k->stack_bytes ? k->stack_bytes : XDNA_STACK_BYTES;
+    const size_t l1 = xdna_tile_limits(XDNA_TILE_COMPUTE)->mem_bytes;
+    if (stack > l1) {
+        return design_fail(
+            d, VNPU_STATUS_BAD_ARG,
+            "worker on compute tile (%u,%u): kernel '%s' asks for a stack of %zu bytes, L1 has %zu (rule "
+            "3)",
+            w->tile.col, w->tile.row, k->name ? k->name : "?", stack, l1);
+    }
     if (stack > w->stack_bytes) {
         w->stack_bytes = stack;
     }
@@ -787,9 +807,9 @@ static enum vnpu_status runtime_add(struct xdna_design *d, int fifo, uint32_t dd
         return design_fail(d, VNPU_STATUS_BAD_ARG, "runtime %s of fifo '%s': a tap of %u dims, at most %d", dir,
                            f->name, tap->n_dims, XDNA_BD_MAX_DIMS + 1);
     }
-    if (d->n_tasks >= MAX_TASKS) {
+    if (d->n_tasks >= XDNA_MAX_RUNTIME_TRANSFERS) {
         return design_fail(d, VNPU_STATUS_BAD_ARG, "runtime %s of fifo '%s': a sequence has at most %u transfers", dir,
-                           f->name, MAX_TASKS);
+                           f->name, XDNA_MAX_RUNTIME_TRANSFERS);
     }
     if (d->n_tasks == d->cap_tasks) {
         const uint32_t cap = d->cap_tasks ? d->cap_tasks * 2 : 16;
@@ -871,6 +891,11 @@ static enum vnpu_status check_bd(struct xdna_design *d, const char *prefix, stru
                            "%s: a BD on a %s (%u,%u) has %llu words in its innermost dimension, at most %d (rule 6)",
                            prefix, lim->name, t.col, t.row, (unsigned long long) (inner_bytes / 4), XDNA_BD_MAX_WRAP);
     }
+    if (tap->offset > XDNA_TAP_MAX_OFFSET) {
+        return design_fail(d, VNPU_STATUS_BAD_ARG,
+                           "%s: a BD on a %s (%u,%u) starts at element %llu, at most %llu (rule 6)", prefix, lim->name,
+                           t.col, t.row, (unsigned long long) tap->offset, (unsigned long long) XDNA_TAP_MAX_OFFSET);
+    }
     uint64_t reach = tap->offset, words = inner_bytes / 4, elems = tap->sizes[in];
     for (uint32_t j = 0; j < in; j++) {
         const int64_t s = tap->strides[j];
@@ -880,17 +905,19 @@ static enum vnpu_status check_bd(struct xdna_design *d, const char *prefix, stru
                 "%s: a BD on a %s (%u,%u) has stride %lld in dimension %u, strides are 0 or more (rule 6)", prefix,
                 lim->name, t.col, t.row, (long long) s, j);
         }
+        if ((uint64_t) s >= 4ull * XDNA_BD_MAX_STRIDE / eb) { /* first: no product below can wrap */
+            return design_fail(
+                d, VNPU_STATUS_BAD_ARG,
+                "%s: a BD on a %s (%u,%u) has a stride of %llu words in dimension %u, at most %u (rule 6)", prefix,
+                lim->name, t.col, t.row,
+                (unsigned long long) ((uint64_t) s > UINT64_MAX / eb ? UINT64_MAX / 4 : (uint64_t) s * eb / 4), j,
+                XDNA_BD_MAX_STRIDE - 1);
+        }
         if (((uint64_t) s * eb) % 4 != 0) {
             return design_fail(d, VNPU_STATUS_BAD_ARG,
                                "%s: a BD on a %s (%u,%u) has stride %lld in dimension %u, not a whole number of 32-bit "
                                "words (rule 6)",
                                prefix, lim->name, t.col, t.row, (long long) s, j);
-        }
-        if ((uint64_t) s * eb / 4 >= XDNA_BD_MAX_STRIDE) {
-            return design_fail(
-                d, VNPU_STATUS_BAD_ARG,
-                "%s: a BD on a %s (%u,%u) has a stride of %llu words in dimension %u, at most %u (rule 6)", prefix,
-                lim->name, t.col, t.row, (unsigned long long) ((uint64_t) s * eb / 4), j, XDNA_BD_MAX_STRIDE - 1);
         }
         words *= tap->sizes[j];
         elems *= tap->sizes[j];
@@ -986,6 +1013,13 @@ static enum vnpu_status prog_walk(struct xdna_design *d, const struct worker *w,
         switch (op->kind) {
             case OP_ACQUIRE:
                 held[op->fifo] = sat_add_mul(held[op->fifo], op->n, 1);
+                if (held[op->fifo] > (int64_t) d->fifos[op->fifo].depth) { /* more than its buffers: a deadlock */
+                    return design_fail(d, VNPU_STATUS_BAD_ARG,
+                                       "worker on compute tile (%u,%u) would hold %lld of fifo '%s', whose depth is %u "
+                                       "(rule 7)",
+                                       w->tile.col, w->tile.row, (long long) held[op->fifo], d->fifos[op->fifo].name,
+                                       d->fifos[op->fifo].depth);
+                }
                 pc++;
                 break;
             case OP_RELEASE:
@@ -1791,6 +1825,9 @@ static void stats_add(struct xdna_run_stats *sum, const struct xdna_run_stats *s
  * nothing, so the result is the same whatever the threads. */
 static enum vnpu_status run_components(struct xdna_design *d, void *const *ddr, const struct xdna_tap *taps,
                                        struct xdna_run_stats *stats) {
+    if (d->n_comps == 0) {
+        return VNPU_STATUS_OK; /* an empty design: nothing to do */
+    }
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     const uint32_t n = cpus < 1 ? 1 : (uint32_t) cpus < d->n_comps ? (uint32_t) cpus : d->n_comps;
     struct run_thread *t = calloc(n, sizeof(*t));

@@ -53,11 +53,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define XDNA_MAX_CONSUMERS 32   /* an ObjectFifo's consumers (a broadcast to every compute tile of NPU2) */
-#define XDNA_MAX_CALL_BUFS 8    /* buffers one kernel call receives */
-#define XDNA_MAX_CALL_ARGS 64   /* bytes of scalar arguments one kernel call receives */
-#define XDNA_STACK_BYTES   1024 /* a worker's stack unless its kernel says more (IRON's default, 0x400) */
-#define XDNA_POISON_BYTE   0xFF
+#define XDNA_MAX_CONSUMERS         32   /* an ObjectFifo's consumers (a broadcast to every compute tile of NPU2) */
+#define XDNA_MAX_CALL_BUFS         8    /* buffers one kernel call receives */
+#define XDNA_MAX_CALL_ARGS         64   /* bytes of scalar arguments one kernel call receives */
+#define XDNA_STACK_BYTES           1024 /* a worker's stack unless its kernel says more (IRON's default, 0x400) */
+#define XDNA_POISON_BYTE           0xFF
+#define XDNA_MAX_RUNTIME_TRANSFERS (1u << 20)   /* transfers of one runtime sequence */
+#define XDNA_TAP_MAX_OFFSET        (1ull << 40) /* a tap's first element, at most: far past any buffer, no sum wraps */
 
 struct xdna_design;
 
@@ -137,8 +139,9 @@ enum vnpu_status xdna_fifo_dims_from_stream(struct xdna_design *d, int fifo, uin
                                             const struct xdna_tap *tap);
 
 /* A mem-tile link (IRON's forward / split / join): the elements of in[0..n_in) arriving at mem tile `tile` (each
- * fifo's consumer there) become the elements of out[0..n_out) (each produced there). n_in == 1, n_out == 1:
- * forward; n_in == 1: split, out[i] is the input element's elements [offsets[i], offsets[i] + its count); n_out
+ * fifo's consumer there) become the elements of out[0..n_out) (each produced there). n_in == 1, n_out == 1, offsets
+ * NULL: forward (the elements' counts must agree); n_in == 1: split (one part or more), out[i] is the input element's
+ * elements [offsets[i], offsets[i] + its count); n_out
  * == 1: join, in[i] lands at offsets[i] of the output element. Offsets in elements; slices must be inside the
  * element and not overlap; element sizes must agree. */
 enum vnpu_status xdna_link_new(struct xdna_design *d, struct xdna_tile tile, const int *in, uint32_t n_in,

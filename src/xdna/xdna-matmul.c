@@ -22,24 +22,25 @@ static uint32_t round_up(uint32_t x, uint32_t to) {
     return (x + to - 1) / to * to;
 }
 
-enum vnpu_status xdna_matmul_plan_init(struct xdna_matmul_plan *p, const struct xdna_device *dev, bool bfp16,
-                                       uint32_t M, uint32_t K, uint32_t N) {
+/* The plan of an M x K x N matmul (xdna_matmul_plan_init), its refusals logged when log. */
+static enum vnpu_status plan_make(struct xdna_matmul_plan *p, const struct xdna_device *dev, bool bfp16, uint32_t M,
+                                  uint32_t K, uint32_t N, bool log) {
     if (M == 0 || K == 0 || N == 0 || M > XDNA_MM_MAX_DIM || K > XDNA_MM_MAX_DIM || N > XDNA_MM_MAX_DIM) {
-        vnpu_log_error("%s: matmul %u x %u x %u: each dimension must be 1..%u", dev->name, M, K, N, XDNA_MM_MAX_DIM);
+        if (log) {
+            vnpu_log_error("%s: matmul %u x %u x %u: each dimension must be 1..%u", dev->name, M, K, N,
+                           XDNA_MM_MAX_DIM);
+        }
         return VNPU_STATUS_BAD_ARG;
     }
     uint32_t dims[3];
     if (!xdna_mmul_dims(dev->arch, XDNA_DTYPE_BF16, bfp16, dims)) {
-        vnpu_log_error("%s: no bf16%s mmul on %s", dev->name, bfp16 ? " (BFP16 emulation)" : "", dev->arch_name);
+        if (log) {
+            vnpu_log_error("%s: no bf16%s mmul on %s", dev->name, bfp16 ? " (BFP16 emulation)" : "", dev->arch_name);
+        }
         return VNPU_STATUS_BAD_ARG;
     }
     const uint32_t m = M >= XDNA_MM_TILE_M ? XDNA_MM_TILE_M : round_up(M, 2 * dims[0]);
     *p = (struct xdna_matmul_plan){.dev = dev, .M = M, .K = K, .N = N};
-    enum vnpu_status st = xdna_mm_kernel_init(&p->kernel, dev->arch, XDNA_DTYPE_BF16, XDNA_DTYPE_F32, bfp16, m,
-                                              XDNA_MM_TILE_K, XDNA_MM_TILE_N);
-    if (st != VNPU_STATUS_OK) {
-        return st;
-    }
     const uint32_t group = WORKERS_PER_COL * XDNA_MM_TILE_N;
     const uint32_t groups = (N + group - 1) / group;
     p->n_cols = groups < dev->n_cols ? groups : dev->n_cols;
@@ -49,7 +50,32 @@ enum vnpu_status xdna_matmul_plan_init(struct xdna_matmul_plan *p, const struct 
     p->n_pad = p->groups_per_col * p->n_cols * group;
     p->mt = p->m_pad / m;
     p->kt = p->k_pad / XDNA_MM_TILE_K;
-    return VNPU_STATUS_OK;
+    /* per column, group and m-tile: a fill of A and of B per run of k-tiles one BD dimension spans, 4 drains */
+    const uint64_t k_runs = (p->kt + XDNA_BD_MAX_WRAP - 1) / XDNA_BD_MAX_WRAP;
+    const uint64_t transfers = (uint64_t) p->n_cols * p->groups_per_col * p->mt * (2 * k_runs + WORKERS_PER_COL);
+    if (transfers > XDNA_MAX_RUNTIME_TRANSFERS) {
+        if (log) {
+            vnpu_log_error("%s: matmul %u x %u x %u takes %llu runtime transfers, a sequence has at most %u (split the "
+                           "batch)",
+                           dev->name, M, K, N, (unsigned long long) transfers, XDNA_MAX_RUNTIME_TRANSFERS);
+        }
+        return VNPU_STATUS_BAD_ARG;
+    }
+    if (!log) {
+        return VNPU_STATUS_OK;
+    }
+    return xdna_mm_kernel_init(&p->kernel, dev->arch, XDNA_DTYPE_BF16, XDNA_DTYPE_F32, bfp16, m, XDNA_MM_TILE_K,
+                               XDNA_MM_TILE_N);
+}
+
+enum vnpu_status xdna_matmul_plan_init(struct xdna_matmul_plan *p, const struct xdna_device *dev, bool bfp16,
+                                       uint32_t M, uint32_t K, uint32_t N) {
+    return plan_make(p, dev, bfp16, M, K, N, true);
+}
+
+bool xdna_matmul_fits(const struct xdna_device *dev, bool bfp16, uint32_t M, uint32_t K, uint32_t N) {
+    struct xdna_matmul_plan p;
+    return plan_make(&p, dev, bfp16, M, K, N, false) == VNPU_STATUS_OK;
 }
 
 size_t xdna_matmul_b_elems(const struct xdna_matmul_plan *p) {
@@ -163,18 +189,26 @@ static void build_workers(struct xdna_design *d, const struct xdna_matmul_plan *
     }
 }
 
-/* Column c's runtime sequence, one k-tile of A and of B at a time, in the order the workers take them, then the four
- * C tiles of the m-tile. */
+/* Column c's runtime sequence: per group and m-tile, A's and B's k-tiles (a run of up to XDNA_BD_MAX_WRAP of them a
+ * transfer, one BD dimension), then the four C tiles. Transfers of different fifos run at once (xdna-array.h), so the
+ * two fills feed the workers together. */
 static void build_runtime(struct xdna_design *d, const struct xdna_matmul_plan *p, uint32_t c,
                           const struct col_fifos *f) {
     const uint32_t m = p->kernel.m, k = p->kernel.k, n = p->kernel.n;
     for (uint32_t gi = 0; gi < p->groups_per_col; gi++) {
         const uint64_t g = (uint64_t) gi * p->n_cols + c;
         for (uint32_t mt = 0; mt < p->mt; mt++) {
-            for (uint32_t kt = 0; kt < p->kt; kt++) {
-                const struct xdna_tap a = tap2((uint64_t) mt * m * p->k_pad + (uint64_t) kt * k, m, p->k_pad, k);
+            for (uint32_t kt = 0; kt < p->kt; kt += XDNA_BD_MAX_WRAP) {
+                const uint32_t run = p->kt - kt < XDNA_BD_MAX_WRAP ? p->kt - kt : XDNA_BD_MAX_WRAP;
+                const struct xdna_tap a = {.n_dims = 3,
+                                           .sizes = {run, m, k},
+                                           .strides = {k, p->k_pad, 1},
+                                           .offset = (uint64_t) mt * m * p->k_pad + (uint64_t) kt * k};
                 xdna_runtime_fill(d, f->a_l2, DDR_A, &a, true);
-                const struct xdna_tap b = tap2((g * p->kt + kt) * WORKERS_PER_COL * k * n, WORKERS_PER_COL * k, n, n);
+                const struct xdna_tap b = {.n_dims = 3,
+                                           .sizes = {run, WORKERS_PER_COL * k, n},
+                                           .strides = {(int64_t) WORKERS_PER_COL * k * n, n, 1},
+                                           .offset = (g * p->kt + kt) * WORKERS_PER_COL * k * n};
                 xdna_runtime_fill(d, f->b_l2, DDR_B, &b, false);
             }
             for (uint32_t w = 0; w < WORKERS_PER_COL; w++) {

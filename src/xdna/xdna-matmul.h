@@ -48,9 +48,14 @@ struct xdna_matmul_plan {
 };
 
 /* The plan of an M x K x N matmul on partition dev (bfp16: AIE2P's BFP16-emulation kernel). VNPU_STATUS_BAD_ARG
- * (logged) for a zero or too large dimension (XDNA_MM_MAX_DIM) or a kernel the arch has not. */
+ * (logged) for a zero or too large dimension (XDNA_MM_MAX_DIM), a kernel the arch has not, or a runtime sequence
+ * of more than XDNA_MAX_RUNTIME_TRANSFERS transfers (a batch too long for the shapes). */
 enum vnpu_status xdna_matmul_plan_init(struct xdna_matmul_plan *p, const struct xdna_device *dev, bool bfp16,
                                        uint32_t M, uint32_t K, uint32_t N);
+
+/* Whether xdna_matmul_plan_init would make a plan of M x K x N on dev (bfp16 as there), logging nothing: a device's
+ * supports_op. */
+bool xdna_matmul_fits(const struct xdna_device *dev, bool bfp16, uint32_t M, uint32_t K, uint32_t N);
 
 /* Elements of the packed B (bf16): k_pad x n_pad. It depends on dev, bfp16, K and N only, not on M: a weight packed
  * once serves every batch size. */

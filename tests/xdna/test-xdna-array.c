@@ -441,7 +441,7 @@ static struct xdna_design *base(const char *dev, uint32_t c, uint32_t row, uint3
     const int in2 = xdna_fifo_new(d, "in2", T(c, 0), &T(c, 1), 1, depth_in, elem_in, 4);
     const int a = xdna_fifo_new(d, "A", T(c, 1), &T(c, row), 1, 2, elem_a, 4);
     assert_true(in2 >= 0 && a >= 0);
-    assert_int_equal(xdna_link_new(d, T(c, 1), &in2, 1, &a, 1, NULL), VNPU_STATUS_OK);
+    assert_int_equal(xdna_link_new(d, T(c, 1), &in2, 1, &a, 1, (const uint32_t[1]){0}), VNPU_STATUS_OK);
     *in_out = in2;
     *a_out = a;
     return d;
@@ -661,6 +661,80 @@ static void test_refuse_links(void **state) {
                           "through links)");
 }
 
+/* The limits at their values: exactly 64 KiB of L1 and 16 BDs on a compute tile build, a byte or a BD more does not;
+ * and what would wrap the arithmetic is refused: a stride of 2^62 elements, an offset past 2^40, a stack larger than
+ * L1; a second fifo of a name; a forward between elements of different sizes; an empty design runs. */
+static void test_refuse_boundaries(void **state) {
+    (void) state;
+    for (size_t extra = 0; extra <= 1; extra++) {
+        const struct xdna_kernel stack = {.name = "stack", .fn = k_copy, .stack_bytes = 4096 + extra};
+        int in2, a;
+        struct xdna_design *d = base("NPU1Col1", 0, 2, 2, 3840, 3840, &in2, &a); /* 2 x 15 KiB in */
+        const int o = xdna_fifo_new(d, "o", T(0, 2), &T(0, 1), 1, 2, 3840, 4);   /* 2 x 15 KiB out */
+        const int o2 = xdna_fifo_new(d, "o2", T(0, 1), &T(0, 0), 1, 2, 3840, 4);
+        assert_int_equal(xdna_link_new(d, T(0, 1), &o, 1, &o2, 1, NULL), VNPU_STATUS_OK);
+        program_1in_1out(d, xdna_worker_new(d, T(0, 2)), a, o, &stack, 1);
+        if (extra) {
+            expect_build_error(d, "compute tile (0,2): 65537 bytes of buffers and stack, L1 has 65536 (rule 3)");
+        } else {
+            assert_int_equal(xdna_design_build(d), VNPU_STATUS_OK);
+            assert_int_equal(xdna_design_tile_bytes(d, T(0, 2)), 65536);
+            xdna_design_free(d);
+        }
+    }
+    for (uint32_t depth = 0; depth <= 1; depth++) { /* 8 + 8 BDs, and one more */
+        struct xdna_design *d;
+        assert_int_equal(xdna_design_new(dev_of("NPU1Col1"), false, &d), VNPU_STATUS_OK);
+        const int in2 = xdna_fifo_new(d, "in2", T(0, 0), &T(0, 1), 1, 2, 48, 4);
+        const int parts[3] = {xdna_fifo_new(d, "p0", T(0, 1), &T(0, 2), 1, 8, 16, 4),
+                              xdna_fifo_new(d, "p1", T(0, 1), &T(0, 2), 1, 8, 16, 4),
+                              depth ? xdna_fifo_new(d, "p2", T(0, 1), &T(0, 2), 1, depth, 16, 4) : -1};
+        assert_int_equal(xdna_link_new(d, T(0, 1), &in2, 1, parts, depth ? 3 : 2, NULL), VNPU_STATUS_OK);
+        if (depth) {
+            expect_build_error(d, "compute tile (0,2): 17 BDs, a compute tile has 16 (rule 5)");
+        } else {
+            assert_int_equal(xdna_design_build(d), VNPU_STATUS_OK);
+            xdna_design_free(d);
+        }
+    }
+    int in2, a;
+    struct xdna_design *d = base("NPU1Col1", 0, 2, 2, 64, 64, &in2, &a);
+    const struct xdna_tap wrap = {.n_dims = 2, .sizes = {4, 16}, .strides = {(int64_t) 1 << 62, 1}};
+    assert_int_equal(xdna_fifo_dims_from_stream(d, a, 0, &wrap), VNPU_STATUS_OK);
+    expect_build_error(d, "fifo 'A': a BD on a compute tile (0,2) has a stride of 4611686018427387903 words in "
+                          "dimension 0, at most 1048575 (rule 6)");
+    d = base("NPU1Col1", 0, 2, 2, 64, 64, &in2, &a);
+    const struct xdna_tap far = {.n_dims = 1, .sizes = {64}, .strides = {1}, .offset = (1ull << 40) + 1};
+    assert_int_equal(xdna_runtime_fill(d, in2, 0, &far, false), VNPU_STATUS_OK);
+    expect_build_error(d, "runtime fill of fifo 'in2': a BD on a shim tile (0,0) starts at element 1099511627777, at "
+                          "most 1099511627776 (rule 6)");
+    d = base("NPU1Col1", 0, 2, 2, 64, 64, &in2, &a);
+    const struct xdna_kernel huge = {.name = "huge", .fn = k_copy, .stack_bytes = SIZE_MAX - 8000};
+    const int w = xdna_worker_new(d, T(0, 2));
+    assert_int_equal(xdna_worker_acquire(d, w, a, 1), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_call(d, w, &huge, (const struct xdna_call_buf[1]){{a, 0}}, 1, NULL, 0),
+                     VNPU_STATUS_BAD_ARG);
+    assert_string_equal(xdna_design_error(d), "worker on compute tile (0,2): kernel 'huge' asks for a stack of "
+                                              "18446744073709543615 bytes, L1 has 65536 (rule 3)");
+    xdna_design_free(d);
+    d = base("NPU1Col1", 0, 2, 2, 64, 64, &in2, &a);
+    assert_int_equal(xdna_fifo_new(d, "A", T(0, 1), &T(0, 3), 1, 2, 64, 4), VNPU_STATUS_BAD_ARG);
+    assert_string_equal(xdna_design_error(d), "fifo 'A': the name is taken (fifo 1): messages name fifos");
+    xdna_design_free(d);
+    assert_int_equal(xdna_design_new(dev_of("NPU1Col1"), false, &d), VNPU_STATUS_OK);
+    in2 = xdna_fifo_new(d, "in2", T(0, 0), &T(0, 1), 1, 2, 128, 4);
+    a = xdna_fifo_new(d, "A", T(0, 1), &T(0, 2), 1, 2, 64, 4);
+    assert_int_equal(xdna_link_new(d, T(0, 1), &in2, 1, &a, 1, NULL), VNPU_STATUS_BAD_ARG);
+    assert_string_equal(xdna_design_error(d),
+                        "link on mem tile (0,1): forward of fifo 'in2' (128 elements) into fifo 'A' (64): a forward "
+                        "moves whole elements (give an offset: a split of one part)");
+    xdna_design_free(d);
+    assert_int_equal(xdna_design_new(dev_of("NPU2"), false, &d), VNPU_STATUS_OK);
+    assert_int_equal(xdna_design_build(d), VNPU_STATUS_OK);
+    assert_int_equal(xdna_design_run(d, NULL, NULL, 0, NULL), VNPU_STATUS_OK);
+    xdna_design_free(d);
+}
+
 static void test_refuse_programs(void **state) {
     (void) state;
     int in2, a;
@@ -670,14 +744,29 @@ static void test_refuse_programs(void **state) {
     assert_int_equal(xdna_worker_release(d, w, a, 2), VNPU_STATUS_OK);
     expect_build_error(d, "worker on compute tile (0,2) releases 2 of fifo 'A', holding 1 (rule 7)");
 
-    /* a loop that acquires 1 an iteration, 3 times, then releases 4 */
+    /* a loop that acquires 1 an iteration, twice, then releases 3 */
+    d = base("NPU1Col1", 0, 2, 2, 64, 64, &in2, &a);
+    w = xdna_worker_new(d, T(0, 2));
+    assert_int_equal(xdna_worker_loop_begin(d, w, 2), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_acquire(d, w, a, 1), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_loop_end(d, w), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_release(d, w, a, 3), VNPU_STATUS_OK);
+    expect_build_error(d, "worker on compute tile (0,2) releases 3 of fifo 'A', holding 2 (rule 7)");
+
+    /* holding more than the fifo's depth: refused at build (it could only deadlock), in a loop and at once */
     d = base("NPU1Col1", 0, 2, 2, 64, 64, &in2, &a);
     w = xdna_worker_new(d, T(0, 2));
     assert_int_equal(xdna_worker_loop_begin(d, w, 3), VNPU_STATUS_OK);
     assert_int_equal(xdna_worker_acquire(d, w, a, 1), VNPU_STATUS_OK);
     assert_int_equal(xdna_worker_loop_end(d, w), VNPU_STATUS_OK);
-    assert_int_equal(xdna_worker_release(d, w, a, 4), VNPU_STATUS_OK);
-    expect_build_error(d, "worker on compute tile (0,2) releases 4 of fifo 'A', holding 3 (rule 7)");
+    assert_int_equal(xdna_worker_release(d, w, a, 3), VNPU_STATUS_OK);
+    expect_build_error(d, "worker on compute tile (0,2) would hold 3 of fifo 'A', whose depth is 2 (rule 7)");
+    d = base("NPU1Col1", 0, 2, 2, 64, 64, &in2, &a);
+    w = xdna_worker_new(d, T(0, 2));
+    assert_int_equal(xdna_worker_acquire(d, w, a, 2), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_release(d, w, a, 2), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_acquire(d, w, a, 3), VNPU_STATUS_OK);
+    expect_build_error(d, "worker on compute tile (0,2) would hold 3 of fifo 'A', whose depth is 2 (rule 7)");
 
     /* a loop whose later iterations release more than they hold: 2 acquired, then 1 released 3 times */
     d = base("NPU1Col1", 0, 2, 2, 64, 64, &in2, &a);
@@ -720,15 +809,17 @@ static void test_refuse_programs(void **state) {
 
 static void test_deadlock(void **state) {
     (void) state;
-    /* a worker that acquires 2 of a depth-1 fifo */
+    /* a worker that takes a fifth element of a fill of four */
     struct xdna_design *d;
     assert_int_equal(xdna_design_new(dev_of("NPU1Col1"), false, &d), VNPU_STATUS_OK);
     const int in2 = xdna_fifo_new(d, "in2", T(0, 0), &T(0, 1), 1, 1, 64, 4);
     const int a = xdna_fifo_new(d, "A", T(0, 1), &T(0, 2), 1, 1, 64, 4);
     assert_int_equal(xdna_link_new(d, T(0, 1), &in2, 1, &a, 1, NULL), VNPU_STATUS_OK);
     const int w = xdna_worker_new(d, T(0, 2));
-    assert_int_equal(xdna_worker_acquire(d, w, a, 2), VNPU_STATUS_OK);
-    assert_int_equal(xdna_worker_release(d, w, a, 2), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_loop_begin(d, w, 5), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_acquire(d, w, a, 1), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_release(d, w, a, 1), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_loop_end(d, w), VNPU_STATUS_OK);
     assert_int_equal(xdna_runtime_fill(d, in2, 0, NULL, false), VNPU_STATUS_OK);
     assert_int_equal(xdna_design_build(d), VNPU_STATUS_OK);
     int32_t in[256] = {0};
@@ -737,9 +828,7 @@ static void test_deadlock(void **state) {
     struct xdna_run_stats st;
     assert_int_equal(xdna_design_run(d, ddr, bytes, 1, &st), VNPU_STATUS_DEVICE);
     assert_string_equal(xdna_design_error(d),
-                        "deadlock: runtime fill of fifo 'in2' waits for a free buffer on mem tile (0,1) (element 3 of "
-                        "4); fifo 'A' on mem tile (0,1) waits for a free buffer on compute tile (0,2); worker on "
-                        "compute tile (0,2) waits to acquire 2 of fifo 'A' (holds 0)");
+                        "deadlock: worker on compute tile (0,2) waits to acquire 1 of fifo 'A' (holds 0)");
     assert_true(st.tiles[0][2].stall_steps >= 1);
     xdna_design_free(d);
 
@@ -757,18 +846,18 @@ static void test_deadlock(void **state) {
     xdna_design_free(d);
 }
 
-/* Column c of NPU1Col2: shim -> mem -> compute (c,2), whose worker acquires `take` of a depth-1 fifo (2: a deadlock)
- * and releases them. */
-static void column_design(struct xdna_design *d, uint8_t c, uint32_t take, const char *in_name, const char *a_name) {
+/* Column c of NPU1Col2: shim -> mem -> compute (c,2), whose worker takes `iters` elements of a fill of four (5: a
+ * deadlock). */
+static void column_design(struct xdna_design *d, uint8_t c, uint32_t iters, const char *in_name, const char *a_name) {
     const int in2 = xdna_fifo_new(d, in_name, T(c, 0), &T(c, 1), 1, 1, 64, 4);
     const int a = xdna_fifo_new(d, a_name, T(c, 1), &T(c, 2), 1, 1, 64, 4);
     assert_int_equal(xdna_link_new(d, T(c, 1), &in2, 1, &a, 1, NULL), VNPU_STATUS_OK);
     const int w = xdna_worker_new(d, T(c, 2));
-    assert_int_equal(xdna_worker_loop_begin(d, w, 4 / take), VNPU_STATUS_OK);
-    assert_int_equal(xdna_worker_acquire(d, w, a, take), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_loop_begin(d, w, iters), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_acquire(d, w, a, 1), VNPU_STATUS_OK);
     assert_int_equal(xdna_worker_call(d, w, &kern_copy_in, (const struct xdna_call_buf[1]){{a, 0}}, 1, NULL, 0),
                      VNPU_STATUS_OK);
-    assert_int_equal(xdna_worker_release(d, w, a, take), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_release(d, w, a, 1), VNPU_STATUS_OK);
     assert_int_equal(xdna_worker_loop_end(d, w), VNPU_STATUS_OK);
     assert_int_equal(xdna_runtime_fill(d, in2, c, NULL, false), VNPU_STATUS_OK);
 }
@@ -777,7 +866,7 @@ static void column_design(struct xdna_design *d, uint8_t c, uint32_t take, const
  * failing one's deadlock is reported, the lower-numbered when both fail, whatever the threads' timing. */
 static void test_components(void **state) {
     (void) state;
-    static const uint32_t takes[3][2] = {{1, 1}, {1, 2}, {2, 2}};
+    static const uint32_t takes[3][2] = {{4, 4}, {4, 5}, {5, 5}};
     for (int i = 0; i < 3; i++) {
         for (int rep = 0; rep < 20; rep++) {
             struct xdna_design *d;
@@ -799,10 +888,7 @@ static void test_components(void **state) {
                 const char *c = i == 1 ? "1" : "0";
                 char want[512];
                 snprintf(want, sizeof(want),
-                         "deadlock: runtime fill of fifo 'in%s' waits for a free buffer on mem tile (%s,1) (element 3 "
-                         "of 4); fifo 'A%s' on mem tile (%s,1) waits for a free buffer on compute tile (%s,2); worker "
-                         "on compute tile (%s,2) waits to acquire 2 of fifo 'A%s' (holds 0)",
-                         c, c, c, c, c, c, c);
+                         "deadlock: worker on compute tile (%s,2) waits to acquire 1 of fifo 'A%s' (holds 0)", c, c);
                 assert_int_equal(rc, VNPU_STATUS_DEVICE);
                 assert_string_equal(xdna_design_error(d), want);
             }
@@ -874,6 +960,7 @@ int main(void) {
         cmocka_unit_test(test_refuse_depth_memory_bds),
         cmocka_unit_test(test_refuse_routes_tiles),
         cmocka_unit_test(test_refuse_links),
+        cmocka_unit_test(test_refuse_boundaries),
         cmocka_unit_test(test_refuse_programs),
         cmocka_unit_test(test_deadlock),
         cmocka_unit_test(test_components),

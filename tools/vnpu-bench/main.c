@@ -438,9 +438,10 @@ static int open_targets(const struct args *a, struct target *t, int *n_targets, 
                 return 1;
             }
             int nhvx = 0;
-            /* the XDNA array's emulation runs on one host thread (xdna-array.h) */
-            tg->threads = cpu ? a->threads.item[i] : xdna ? "1" : htp_threads(&nhvx);
-            const int used = cpu ? a->n_threads.v[i] : xdna ? 1 : nhvx;
+            /* the XDNA array's emulation runs a design's columns on the host's cores at once (xdna-array.h) */
+            const int cores = (int) sysconf(_SC_NPROCESSORS_ONLN);
+            tg->threads = cpu ? a->threads.item[i] : xdna ? "columns on cores" : htp_threads(&nhvx);
+            const int used = cpu ? a->n_threads.v[i] : xdna ? (cores > 0 ? cores : 1) : nhvx;
             *max_threads = used > *max_threads ? used : *max_threads;
         }
     }

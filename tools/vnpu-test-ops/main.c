@@ -136,7 +136,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, TOOL ": --mdev needs an HTP device, not %s\n", a.backend);
         return 2;
     }
-    if (a.trace && (!vnpu_htp_device_is(dut) || vnpu_htp_device_trace(dut, a.trace) != VNPU_STATUS_OK)) {
+    if (a.trace && !vnpu_htp_device_is(dut)) {
+        fprintf(stderr, TOOL ": --trace needs an HTP device, not %s (the XDNA devices have no trace yet)\n", a.backend);
+        return 2;
+    }
+    if (a.trace && vnpu_htp_device_trace(dut, a.trace) != VNPU_STATUS_OK) {
         fprintf(stderr, TOOL ": cannot trace %s to %s\n", a.backend, a.trace);
         return 1;
     }
