@@ -5,8 +5,8 @@
  *    every one of its MUL_MAT nodes executed on the array (VNPU_VERBOSE's execute-op lines);
  *  - its logits on llama.cpp's 69-token sequence (llama_ref -fa off, F32 KV) stay within the bf16 bound below,
  *    every argmax equal;
- *  - gen_gguf's tiny models in Q4_0, Q8_0 and Q4_K give the CPU path's greedy tokens on its prompt, and their logits,
- * with F32's, on the CPU path's sequence stay within the same bound.
+ *  - gen_gguf's tiny models in Q4_0, Q8_0 and Q4_K give the CPU path's greedy tokens on its prompt, and their
+ *    logits, with F32's, on the CPU path's sequence stay within the same bound.
  *
  * The bound. The design rounds both operands of every matmul to bf16 (8 significant bits: relative RMS error
  * sqrt(E_BF16) = 1.66e-3 each, E_BF16 = 2.75e-6, tools/vnpu-test-ops/test-ops-cases.c), so each matmul output
