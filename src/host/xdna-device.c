@@ -232,21 +232,7 @@ static void totals_add(struct vnpu_xdna_totals *t, const struct xdna_run_stats *
     snprintf(run.op, sizeof(run.op), "%s", perf_node_is_output(dst) ? "MUL_MAT output" : "MUL_MAT");
     run.bound_us[m.bound] = m.us;
     totals_price(t, &run);
-    for (uint32_t c = 0; c < XDNA_MAX_COLS; c++) {
-        for (uint32_t r = 0; r < XDNA_ROWS; r++) {
-            struct xdna_tile_stats *d = &t->stats.tiles[c][r];
-            const struct xdna_tile_stats *e = &s->tiles[c][r];
-            d->kernel_calls += e->kernel_calls;
-            d->macs += e->macs;
-            d->dma_in_bytes += e->dma_in_bytes;
-            d->dma_out_bytes += e->dma_out_bytes;
-            d->bds_run += e->bds_run;
-            d->stall_steps += e->stall_steps;
-        }
-    }
-    t->stats.ddr_read_bytes += s->ddr_read_bytes;
-    t->stats.ddr_write_bytes += s->ddr_write_bytes;
-    t->stats.rounds += s->rounds;
+    xdna_run_stats_add(&t->stats, s);
     t->runs++;
 }
 

@@ -1803,7 +1803,7 @@ static void *run_thread_main(void *arg) {
     }
 }
 
-static void stats_add(struct xdna_run_stats *sum, const struct xdna_run_stats *s) {
+void xdna_run_stats_add(struct xdna_run_stats *sum, const struct xdna_run_stats *s) {
     for (uint32_t c = 0; c < XDNA_MAX_COLS; c++) {
         for (uint32_t r = 0; r < XDNA_ROWS; r++) {
             struct xdna_tile_stats *a = &sum->tiles[c][r];
@@ -1854,7 +1854,7 @@ static enum vnpu_status run_components(struct xdna_design *d, void *const *ddr, 
     const char *err = NULL;
     for (uint32_t i = 0; i < n; i++) {
         if (stats) {
-            stats_add(stats, &t[i].stats);
+            xdna_run_stats_add(stats, &t[i].stats);
         }
         if (t[i].st != VNPU_STATUS_OK && t[i].failed < failed) {
             st = t[i].st;

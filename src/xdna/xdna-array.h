@@ -116,6 +116,9 @@ struct xdna_run_stats {
     uint64_t rounds; /* scheduler rounds */
 };
 
+/* Add every count of s to sum's (runs of one design or of several). */
+void xdna_run_stats_add(struct xdna_run_stats *sum, const struct xdna_run_stats *s);
+
 /* A new empty design for partition dev; strict: rule 7's poison. On error *out is NULL (VNPU_STATUS_NO_MEMORY). */
 enum vnpu_status xdna_design_new(const struct xdna_device *dev, bool strict, struct xdna_design **out);
 void xdna_design_free(struct xdna_design *d);
