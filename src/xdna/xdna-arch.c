@@ -11,12 +11,13 @@
 #include <string.h>
 
 /* AIE2 clock: seed 003 gives ~1.0-1.3 GHz; anchors 3.1 derives its figures at 1.0 GHz, the low end (ASSUMPTION:
- * no measured Phoenix clock). AIE2P: seed 003, 1.76 GHz measured on Strix. DDR: ASSUMPTION, an LPDDR5x-class
- * figure for the whole NPU (60 GB/s NPU1, 120 GB/s NPU2); a partition of n_cols gets n_cols / n_cols_array of it. */
-#define AIE2_CLOCK_GHZ  1.0   /* seed 003 "Performance ballpark" low end, anchors 3.1 */
-#define AIE2P_CLOCK_GHZ 1.76  /* seed 003: measured on Strix */
-#define NPU1_DDR_GBPS   60.0  /* ASSUMPTION: LPDDR5x-class, all 4 columns together */
-#define NPU2_DDR_GBPS   120.0 /* ASSUMPTION: LPDDR5x-class, all 8 columns together */
+ * no measured Phoenix clock). AIE2P: seed 003, 1.76 GHz measured on Strix. DDR: the whole NPU's, ~60 GB/s on
+ * Strix (anchors 3.1: FastFlowLM's "NPU bandwidth ~60 GB/s vs iGPU 125 GB/s"), taken for NPU1 too (ASSUMPTION: no
+ * Phoenix figure); a partition of n_cols gets n_cols / n_cols_array of it. */
+#define AIE2_CLOCK_GHZ  1.0  /* seed 003 "Performance ballpark" low end, anchors 3.1 */
+#define AIE2P_CLOCK_GHZ 1.76 /* seed 003: measured on Strix */
+#define NPU1_DDR_GBPS   60.0 /* ASSUMPTION: NPU2's figure, all 4 columns together */
+#define NPU2_DDR_GBPS   60.0 /* anchors 3.1, FastFlowLM on Strix: all 8 columns together */
 
 /* The IRON device classes of seed 003 "Devices" (NPU1 4x4 compute tiles, NPU2 8x4; NPU1 and NPU2 are the whole
  * arrays); MACs per cycle per compute tile from seed 003 "Performance ballpark"; clocks and DDR above. */

@@ -863,7 +863,7 @@ static enum vnpu_status check_bd(struct xdna_design *d, const char *prefix, stru
     if (n > lim->bd_dims) {
         return design_fail(d, VNPU_STATUS_BAD_ARG, "%s: a BD on a %s (%u,%u) needs %u dims, %u available%s", prefix,
                            lim->name, t.col, t.row, n, lim->bd_dims,
-                           type == XDNA_TILE_MEM ? ""
+                           type == XDNA_TILE_MEM ? " (rule 6)"
                                                  : " (route it L3 -> L2 -> L1 and put the reshape on the mem tile)");
     }
     if (tap->strides[in] != 1) {
@@ -896,6 +896,11 @@ static enum vnpu_status check_bd(struct xdna_design *d, const char *prefix, stru
                            "%s: a BD on a %s (%u,%u) starts at element %llu, at most %llu (rule 6)", prefix, lim->name,
                            t.col, t.row, (unsigned long long) tap->offset, (unsigned long long) XDNA_TAP_MAX_OFFSET);
     }
+    if ((tap->offset * eb) % 4 != 0) {
+        return design_fail(d, VNPU_STATUS_BAD_ARG,
+                           "%s: a BD on a %s (%u,%u) starts at element %llu, not at a whole 32-bit word (rule 6)",
+                           prefix, lim->name, t.col, t.row, (unsigned long long) tap->offset);
+    }
     uint64_t reach = tap->offset, words = inner_bytes / 4, elems = tap->sizes[in];
     for (uint32_t j = 0; j < in; j++) {
         const int64_t s = tap->strides[j];
@@ -909,8 +914,7 @@ static enum vnpu_status check_bd(struct xdna_design *d, const char *prefix, stru
             return design_fail(
                 d, VNPU_STATUS_BAD_ARG,
                 "%s: a BD on a %s (%u,%u) has a stride of %llu words in dimension %u, at most %u (rule 6)", prefix,
-                lim->name, t.col, t.row,
-                (unsigned long long) ((uint64_t) s > UINT64_MAX / eb ? UINT64_MAX / 4 : (uint64_t) s * eb / 4), j,
+                lim->name, t.col, t.row, (unsigned long long) ((uint64_t) s / 4 * eb + (uint64_t) s % 4 * eb / 4), j,
                 XDNA_BD_MAX_STRIDE - 1);
         }
         if (((uint64_t) s * eb) % 4 != 0) {
@@ -1891,9 +1895,14 @@ enum vnpu_status xdna_design_run(struct xdna_design *d, void *const *ddr, const 
         const struct task *t = &d->tasks[i];
         const struct fifo *f = &d->fifos[t->fifo];
         const char *dir = t->fill ? "fill" : "drain";
-        if (t->ddr_index >= n_ddr || !ddr[t->ddr_index]) {
+        if (t->ddr_index >= n_ddr || !ddr || !ddr_bytes) {
             st = run_fail(d, VNPU_STATUS_BAD_ARG, "runtime %s of fifo '%s': DDR buffer %u, the run has %u", dir,
-                          f->name, t->ddr_index, n_ddr);
+                          f->name, t->ddr_index, ddr && ddr_bytes ? n_ddr : 0);
+            break;
+        }
+        if (!ddr[t->ddr_index]) {
+            st = run_fail(d, VNPU_STATUS_BAD_ARG, "runtime %s of fifo '%s': DDR buffer %u is NULL", dir, f->name,
+                          t->ddr_index);
             break;
         }
         const uint32_t eb = t->convert ? 4 : f->elem_bytes;

@@ -46,7 +46,7 @@ static void test_tables(void **state) {
     assert_int_equal(dev_of("NPU1")->n_cols, 4);
     assert_int_equal(dev_of("NPU2")->n_cols, 8);
     assert_int_equal(dev_of("NPU2Col4")->n_cols, 4);
-    assert_true(dev_of("NPU1")->ddr_gbytes_per_s == 60.0 && dev_of("NPU2")->ddr_gbytes_per_s == 120.0);
+    assert_true(dev_of("NPU1")->ddr_gbytes_per_s == 60.0 && dev_of("NPU2")->ddr_gbytes_per_s == 60.0);
     assert_null(xdna_device_find("NPU3", 4));
     assert_null(xdna_device_find("npu1", 4));
     assert_null(xdna_device_find("NPU1Col", 7));
@@ -465,7 +465,7 @@ static void test_refuse_dims(void **state) {
     struct xdna_design *d = base("NPU1Col1", 0, 2, 2, 256, 256, &in2, &a);
     const struct xdna_tap t5 = {.n_dims = 5, .sizes = {2, 2, 2, 2, 16}, .strides = {128, 64, 32, 16, 1}};
     assert_int_equal(xdna_fifo_dims_to_stream(d, a, &t5), VNPU_STATUS_OK);
-    expect_build_error(d, "fifo 'A': a BD on a mem tile (0,1) needs 5 dims, 4 available");
+    expect_build_error(d, "fifo 'A': a BD on a mem tile (0,1) needs 5 dims, 4 available (rule 6)");
     /* a fourth on a compute tile */
     d = base("NPU1", 2, 3, 2, 256, 256, &in2, &a);
     const struct xdna_tap t4 = {.n_dims = 4, .sizes = {2, 2, 4, 16}, .strides = {128, 64, 16, 1}};
@@ -701,8 +701,16 @@ static void test_refuse_boundaries(void **state) {
     struct xdna_design *d = base("NPU1Col1", 0, 2, 2, 64, 64, &in2, &a);
     const struct xdna_tap wrap = {.n_dims = 2, .sizes = {4, 16}, .strides = {(int64_t) 1 << 62, 1}};
     assert_int_equal(xdna_fifo_dims_from_stream(d, a, 0, &wrap), VNPU_STATUS_OK);
-    expect_build_error(d, "fifo 'A': a BD on a compute tile (0,2) has a stride of 4611686018427387903 words in "
+    expect_build_error(d, "fifo 'A': a BD on a compute tile (0,2) has a stride of 4611686018427387904 words in "
                           "dimension 0, at most 1048575 (rule 6)");
+    d = base("NPU1Col1", 0, 2, 2, 64, 64, &in2, &a);
+    const int h = xdna_fifo_new(d, "h", T(0, 2), &T(0, 1), 1, 2, 16, 2);
+    const int h2 = xdna_fifo_new(d, "h2", T(0, 1), &T(0, 0), 1, 2, 16, 2);
+    assert_int_equal(xdna_link_new(d, T(0, 1), &h, 1, &h2, 1, NULL), VNPU_STATUS_OK);
+    const struct xdna_tap odd = {.n_dims = 2, .sizes = {2, 8}, .strides = {0, 1}, .offset = 1};
+    assert_int_equal(xdna_fifo_dims_to_stream(d, h2, &odd), VNPU_STATUS_OK);
+    expect_build_error(d,
+                       "fifo 'h2': a BD on a mem tile (0,1) starts at element 1, not at a whole 32-bit word (rule 6)");
     d = base("NPU1Col1", 0, 2, 2, 64, 64, &in2, &a);
     const struct xdna_tap far = {.n_dims = 1, .sizes = {64}, .strides = {1}, .offset = (1ull << 40) + 1};
     assert_int_equal(xdna_runtime_fill(d, in2, 0, &far, false), VNPU_STATUS_OK);

@@ -69,7 +69,7 @@ static void test_perf_table(void **state) {
     }
 }
 
-/* Hand-made statistics on NPU2 (1.76 GHz, 120 GB/s, 256 bf16 MACs a cycle), each bound set to 1000 us in turn with
+/* Hand-made statistics on NPU2 (1.76 GHz, 60 GB/s, 256 bf16 MACs a cycle), each bound set to 1000 us in turn with
  * the others below it: the time is exactly 1000 us + run_us, the bound and its tile named. */
 static void test_perf_bounds(void **state) {
     (void) state;
@@ -97,16 +97,16 @@ static void test_perf_bounds(void **state) {
     assert_close(m.compute_us,
                  1000.0 * d->bf16_macs_per_cycle * a->kernel_eff / (a->bfp16_macs_per_cycle * a->bfp16_kernel_eff));
 
-    /* DDR: 120 MB both ways at 120 GB/s = 1000 us, above the compute bound now at 500 */
+    /* DDR: 60 MB both ways at 60 GB/s = 1000 us, above the compute bound now at 500 */
     s->tiles[3][4].macs /= 2;
-    s->ddr_read_bytes = 100000000;
-    s->ddr_write_bytes = 20000000;
+    s->ddr_read_bytes = 50000000;
+    s->ddr_write_bytes = 10000000;
     xdna_perf_run(d, &k, s, &m);
     assert_int_equal(m.bound, XDNA_PERF_BOUND_DDR);
     assert_close(m.ddr_us, 1000.0);
     assert_close(m.compute_us, 500.0);
     assert_close(m.us, 1000.0 + a->run_us);
-    assert_true(m.ddr_bytes == 120000000);
+    assert_true(m.ddr_bytes == 60000000);
 
     /* stream: mem tile (2, 1) takes 1000 us over its 6 S2MM channels of 8 bytes a cycle; its MM2S side and a shim
      * less */
