@@ -142,6 +142,7 @@ struct xdna_design {
     uint32_t n_comps;
     uint16_t comp_fifos[MAX_FIFOS], comp_first_fifo[MAX_COMPS + 1];
     uint16_t comp_workers[MAX_WORKERS], comp_first_worker[MAX_COMPS + 1];
+    uint32_t n_threads; /* host threads a run uses: the host's CPUs, at most one a component (0: no component) */
 };
 
 static inline const char *tile_name(struct xdna_tile t) {

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* A run's error: the message is kept and logged, the design stays usable. */
 static enum vnpu_status run_fail(struct xdna_design *d, enum vnpu_status st, const char *fmt, ...) VNPU_PRINTF(3, 4);
@@ -589,8 +588,7 @@ static enum vnpu_status run_components(struct xdna_design *d, void *const *ddr, 
     if (d->n_comps == 0) {
         return VNPU_STATUS_OK; /* an empty design: nothing to do */
     }
-    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    const uint32_t n = cpus < 1 ? 1 : (uint32_t) cpus < d->n_comps ? (uint32_t) cpus : d->n_comps;
+    const uint32_t n = d->n_threads;
     struct run_thread *t = calloc(n, sizeof(*t));
     pthread_t *tid = calloc(n, sizeof(*tid));
     if (!t || !tid) {

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- errors ---- */
 
@@ -1098,6 +1099,8 @@ enum vnpu_status xdna_design_build(struct xdna_design *d) {
         }
     }
     find_components(d);
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN); /* once: it reads /sys, and a model runs a design per node */
+    d->n_threads = cpus < 1 ? 1 : (uint32_t) cpus < d->n_comps ? (uint32_t) cpus : d->n_comps;
     d->built = true;
     return VNPU_STATUS_OK;
 }
