@@ -258,14 +258,16 @@ static enum vnpu_status xdna_mul_mat(struct xdna_dev *x, struct vnpu_tensor *dst
     }
     memset(x->a, 0, (size_t) p->m_pad * p->k_pad * sizeof(float));
     const int64_t r2 = act->ne[2] / w->ne[2], r3 = act->ne[3] / w->ne[3];
+    const char *packed = NULL; /* the src0 matrix x->b holds: a broadcast one serves r2 x r3 runs */
     for (int64_t i13 = 0; i13 < act->ne[3]; i13++) {
         for (int64_t i12 = 0; i12 < act->ne[2]; i12++) {
             const char *wdata = (const char *) w->data + (i12 / r2) * w->nb[2] + (i13 / r3) * w->nb[3];
             const vnpu_bf16_t *b = x->b;
             if (weight) {
                 st = weight_get(x, p, w->type, wdata, w->nb[1], &b);
-            } else {
+            } else if (wdata != packed) {
                 st = pack_b(x, p, w->type, wdata, w->nb[1], x->b);
+                packed = wdata;
             }
             if (st != VNPU_STATUS_OK) {
                 return st;
