@@ -43,19 +43,24 @@ struct xdna_tile_limits {
     uint32_t n_bds;              /* BDs per tile: 16, 48, 16 */
     uint64_t max_transfer_words; /* the most 32-bit words one BD moves: 2^32 - 1, 2^17 - 1, 2^14 - 1 */
     size_t mem_bytes;            /* the tile's data memory: 0 (the shim reaches DDR), 512 KB L2, 64 KB L1 */
+    uint32_t s2mm_channels;      /* DMA channels from the stream into the tile's memory (shim: into DDR): 2, 6, 2 */
+    uint32_t mm2s_channels;      /* from its memory to the stream (shim: out of DDR): 2, 6, 2 */
 };
+
+#define XDNA_MAX_CHANNELS 6 /* the most DMA channels a tile has in one direction (the mem tile's) */
 
 /* One partition: an NPU or the columns of it a run may use. */
 struct xdna_device {
     const char *name; /* "NPU2Col4": the IRON device class */
     enum xdna_arch arch;
-    const char *arch_name;        /* "AIE2", "AIE2P" */
-    uint32_t n_cols;              /* columns of this partition, each a shim, a mem tile and 4 compute tiles */
-    uint32_t n_cols_array;        /* columns of the whole NPU (4, 8) */
-    double clock_ghz;             /* array clock (seed 003: AIE2 ~1.0-1.3, AIE2P 1.5 nominal, 1.76 measured) */
-    uint32_t int8_macs_per_cycle; /* per compute tile, peak (seed 003: 256, 512) */
-    uint32_t bf16_macs_per_cycle; /* per compute tile, peak (seed 003: 128, 256) */
-    double ddr_gbytes_per_s;      /* DDR <-> array bandwidth all shims reach together, GB/s (1e9 B/s) */
+    const char *arch_name;         /* "AIE2", "AIE2P" */
+    uint32_t n_cols;               /* columns of this partition, each a shim, a mem tile and 4 compute tiles */
+    uint32_t n_cols_array;         /* columns of the whole NPU (4, 8) */
+    double clock_ghz;              /* array clock (seed 003: AIE2 ~1.0-1.3, AIE2P 1.5 nominal, 1.76 measured) */
+    uint32_t int8_macs_per_cycle;  /* per compute tile, peak (seed 003: 256, 512) */
+    uint32_t bf16_macs_per_cycle;  /* per compute tile, peak (seed 003: 128, 256) */
+    double ddr_gbytes_per_s;       /* DDR <-> array bandwidth all shims reach together, GB/s (1e9 B/s) */
+    double stream_bytes_per_cycle; /* one DMA channel's stream, bytes per array cycle (32-bit AIE2, 64-bit AIE2P) */
 };
 
 /* The partition table (NPU1, NPU1Col1, NPU1Col2, NPU1Col4, NPU2, NPU2Col1, NPU2Col4, NPU2Col8) and its length. */

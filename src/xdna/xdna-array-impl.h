@@ -40,6 +40,7 @@ struct fifo_side {
     int link;            /* the link this side is in, -1 */
     bool aliased;        /* its buffers are slices of the link's other side (no memory of its own) */
     size_t off;          /* offset of its depth buffers in the tile's memory */
+    uint8_t chan;        /* its DMA channel on the tile (rule 9): MM2S for a producer, S2MM for a consumer */
     /* run state: running totals of elements */
     uint64_t acq, rel; /* by the worker (producer and consumer) */
     uint64_t recv;     /* consumer: elements its DMA wrote */

@@ -1065,6 +1065,26 @@ enum vnpu_status xdna_design_build(struct xdna_design *d) {
             }
         }
     }
+    /* rule 9: every fifo end on a tile takes one of its DMA channels, in fifo order */
+    uint32_t chans[XDNA_MAX_COLS][XDNA_ROWS][2] = {{{0}}}; /* [.][.][0] S2MM, [1] MM2S */
+    for (uint32_t i = 0; i < d->n_fifos; i++) {
+        struct fifo *f = &d->fifos[i];
+        for (uint32_t c = 0; c <= f->n_cons; c++) {
+            struct fifo_side *s = c == 0 ? &f->prod : &f->cons[c - 1];
+            const struct xdna_tile_limits *lim = xdna_tile_limits(s->type);
+            const bool mm2s = c == 0;
+            uint32_t *used = &chans[s->tile.col][s->tile.row][mm2s];
+            const uint32_t have = mm2s ? lim->mm2s_channels : lim->s2mm_channels;
+            if (*used == have) {
+                return design_fail(d, VNPU_STATUS_BAD_ARG,
+                                   "fifo '%s': its %s on %s (%u,%u) needs %s DMA channel %u, the tile has %u (rule 9: "
+                                   "each ObjectFifo end takes a channel)",
+                                   f->name, mm2s ? "producer" : "consumer", lim->name, s->tile.col, s->tile.row,
+                                   mm2s ? "an MM2S" : "an S2MM", have + 1, have);
+            }
+            s->chan = (uint8_t) (*used)++;
+        }
+    }
     /* rule 3: lay out each tile's buffers (a link's once), then the worker's stack */
     memset(d->tile_bytes, 0, sizeof(d->tile_bytes));
     for (uint32_t i = 0; i < d->n_fifos; i++) {

@@ -28,6 +28,10 @@
  *     that writes too little or reads a buffer it no longer holds computes poison, which the tests detect.
  *  8. Dataflow: a run ends when every worker's program and every runtime transfer is done; a state in which no
  *     worker, DMA or transfer can progress is a deadlock, reported with what each party waits for.
+ *  9. DMA channels: each ObjectFifo end on a tile takes one of that tile's DMA channels for the whole design, as
+ *     mlir-aie allocates them: a producer end an MM2S channel (one for all the consumers of a broadcast), a consumer
+ *     end an S2MM channel; on a shim a fill is MM2S (DDR to the array) and a drain S2MM. A tile has 2 + 2 (compute,
+ *     shim) or 6 + 6 (mem tile) channels (xdna-arch.h).
  *
  * Taps are IRON's TensorAccessPattern: an offset and (size, stride) pairs, outermost first, in elements of the
  * fifo's (or the DDR buffer's) element size; the element at multi-index (i0, ..., in-1) is at offset +

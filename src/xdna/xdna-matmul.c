@@ -50,9 +50,9 @@ static enum vnpu_status plan_make(struct xdna_matmul_plan *p, const struct xdna_
     p->n_pad = p->groups_per_col * p->n_cols * group;
     p->mt = p->m_pad / m;
     p->kt = p->k_pad / XDNA_MM_TILE_K;
-    /* per column, group and m-tile: a fill of A and of B per run of k-tiles one BD dimension spans, 4 drains */
+    /* per column, group and m-tile: a fill of A and of B per run of k-tiles one BD dimension spans, a drain */
     const uint64_t k_runs = (p->kt + XDNA_BD_MAX_WRAP - 1) / XDNA_BD_MAX_WRAP;
-    const uint64_t transfers = (uint64_t) p->n_cols * p->groups_per_col * p->mt * (2 * k_runs + WORKERS_PER_COL);
+    const uint64_t transfers = (uint64_t) p->n_cols * p->groups_per_col * p->mt * (2 * k_runs + 1);
     if (transfers > XDNA_MAX_RUNTIME_TRANSFERS) {
         if (log) {
             vnpu_log_error("%s: matmul %u x %u x %u takes %llu runtime transfers, a sequence has at most %u (split the "
@@ -100,10 +100,6 @@ void xdna_matmul_pack_b_row(const struct xdna_matmul_plan *p, uint32_t o, const 
     }
 }
 
-static struct xdna_tap tap2(uint64_t offset, uint32_t s0, int64_t st0, uint32_t s1) {
-    return (struct xdna_tap){.n_dims = 2, .sizes = {s0, s1}, .strides = {st0, 1}, .offset = offset};
-}
-
 static struct xdna_tap tap4(const uint32_t sizes[4], const int64_t strides[4]) {
     struct xdna_tap t = {.n_dims = 4};
     memcpy(t.sizes, sizes, 4 * sizeof(sizes[0]));
@@ -111,9 +107,9 @@ static struct xdna_tap tap4(const uint32_t sizes[4], const int64_t strides[4]) {
     return t;
 }
 
-/* Column c's fifos and links; ids into a[], b[w], c_l1[w], c_l2[w]. */
+/* Column c's fifos and links; ids into a[], b[w], c_l1[w], c_l2. */
 struct col_fifos {
-    int a_l2, a_l1, b_l2, b_l1[WORKERS_PER_COL], c_l1[WORKERS_PER_COL], c_l2[WORKERS_PER_COL];
+    int a_l2, a_l1, b_l2, b_l1[WORKERS_PER_COL], c_l1[WORKERS_PER_COL], c_l2;
 };
 
 static void build_col_fifos(struct xdna_design *d, const struct xdna_matmul_plan *p, uint32_t c, struct col_fifos *f) {
@@ -143,17 +139,19 @@ static void build_col_fifos(struct xdna_design *d, const struct xdna_matmul_plan
         offsets[w] = w * k * n;
     }
     xdna_link_new(d, mem, &f->b_l2, 1, f->b_l1, WORKERS_PER_COL, offsets);
-    /* C (m/r) x (n/t) blocks of r x t back to row-major m x n: the mem tile's 4-dim BD again */
-    const struct xdna_tap c_unblock =
-        tap4((const uint32_t[4]){m / r, r, n / t, t}, (const int64_t[4]){(int64_t) r * n, t, (int64_t) r * t, 1});
+    /* C, (n/t) columns of (m/r) blocks of r x t (xdna-mmul.h), streamed out row-major by the compute tile's DMA: row
+     * i's t-wide pieces are m t elements apart, and a piece's rows t apart */
+    const struct xdna_tap c_rows = {.n_dims = 3, .sizes = {m, n / t, t}, .strides = {t, (int64_t) m * t, 1}};
     for (uint32_t w = 0; w < WORKERS_PER_COL; w++) {
         snprintf(name, sizeof(name), "C_l1_%u_%u", c, w);
         f->c_l1[w] = xdna_fifo_new(d, name, cores[w], &mem, 1, DEPTH, m * n, 4);
-        snprintf(name, sizeof(name), "C_l2_%u_%u", c, w);
-        f->c_l2[w] = xdna_fifo_new(d, name, mem, &shim, 1, DEPTH, m * n, 4);
-        xdna_fifo_dims_to_stream(d, f->c_l2[w], &c_unblock);
-        xdna_link_new(d, mem, &f->c_l1[w], 1, &f->c_l2[w], 1, (const uint32_t[1]){0});
+        xdna_fifo_dims_to_stream(d, f->c_l1[w], &c_rows);
+        offsets[w] = w * m * n;
     }
+    /* the four m x n tiles joined on the mem tile, one drain (the shim has two S2MM channels, rule 9) */
+    snprintf(name, sizeof(name), "C_l2_%u", c);
+    f->c_l2 = xdna_fifo_new(d, name, mem, &shim, 1, DEPTH, WORKERS_PER_COL * m * n, 4);
+    xdna_link_new(d, mem, f->c_l1, WORKERS_PER_COL, &f->c_l2, 1, offsets);
 }
 
 /* One m-tile of worker w: acquire C, zero it, accumulate k_tiles of A B into it, release it. */
@@ -190,8 +188,8 @@ static void build_workers(struct xdna_design *d, const struct xdna_matmul_plan *
 }
 
 /* Column c's runtime sequence: per group and m-tile, A's and B's k-tiles (a run of up to XDNA_BD_MAX_WRAP of them a
- * transfer, one BD dimension), then the four C tiles. Transfers of different fifos run at once (xdna-array.h), so the
- * two fills feed the workers together. */
+ * transfer, one BD dimension), then the four joined C tiles. Transfers of different fifos run at once (xdna-array.h),
+ * so the two fills feed the workers together. */
 static void build_runtime(struct xdna_design *d, const struct xdna_matmul_plan *p, uint32_t c,
                           const struct col_fifos *f) {
     const uint32_t m = p->kernel.m, k = p->kernel.k, n = p->kernel.n;
@@ -211,11 +209,12 @@ static void build_runtime(struct xdna_design *d, const struct xdna_matmul_plan *
                                            .offset = (g * p->kt + kt) * WORKERS_PER_COL * k * n};
                 xdna_runtime_fill(d, f->b_l2, DDR_B, &b, false);
             }
-            for (uint32_t w = 0; w < WORKERS_PER_COL; w++) {
-                const struct xdna_tap out =
-                    tap2((uint64_t) mt * m * p->n_pad + (g * WORKERS_PER_COL + w) * n, m, p->n_pad, n);
-                xdna_runtime_drain(d, f->c_l2[w], DDR_C, &out);
-            }
+            /* the joined tiles, worker after worker, each m rows of n into C's rows */
+            const struct xdna_tap out = {.n_dims = 3,
+                                         .sizes = {WORKERS_PER_COL, m, n},
+                                         .strides = {n, p->n_pad, 1},
+                                         .offset = (uint64_t) mt * m * p->n_pad + g * WORKERS_PER_COL * n};
+            xdna_runtime_drain(d, f->c_l2, DDR_C, &out);
         }
     }
 }

@@ -15,8 +15,11 @@
  *   shim (c,0) --A_l2 [m x k bf16, from f32]--> mem (c,1) --A_l1 (broadcast, blocked r x s by the mem tile's 4-dim
  *       BD)--> compute (c,2..5)
  *   shim (c,0) --B_l2 [4 k x n]--> mem (c,1) --split--> B_l1[w] [k x n] --> compute (c,2+w)
- *   compute (c,2+w) --C_l1[w] [m x n f32, blocked r x t]--> mem (c,1) --C_l2[w] (unblocked by the mem tile's
- *       4-dim BD)--> shim (c,0) --> DDR rows of C
+ *   compute (c,2+w) --C_l1[w] [m x n f32, blocked r x t, streamed row-major by the compute tile's 3-dim BD]-->
+ *       mem (c,1) --join--> C_l2 [4 m x n] --> shim (c,0) --> DDR rows of C
+ * Each tile's DMA channels (rule 9): the shim fills A and B and drains C (2 + 1 of 2 + 2), the mem tile receives A,
+ * B and the four C (6 of 6 S2MM) and sends A, the four B and C (6 of 6 MM2S), a compute tile receives A and B and
+ * sends C.
  * Each worker: for each of its groups, for each m-tile: acquire C, zero it, for each k-tile: acquire A and B,
  * C += A B (the mmul kernel), release A, B; release C.
  */

@@ -296,7 +296,7 @@ static void mm_blocks(const struct mm_call *mc) {
                     for (uint32_t j = jb; j < jb + 2; j++) {
                         const char *a = (const char *) mc->a + ((size_t) i * mc->kb + kb) * a_blk;
                         const char *b = (const char *) mc->b + ((size_t) kb * mc->nb + j) * b_blk;
-                        char *acc = (char *) mc->c + ((size_t) i * mc->nb + j) * c_blk;
+                        char *acc = (char *) mc->c + ((size_t) j * mc->mb + i) * c_blk;
                         mmul_run(kp->in, kp->bfp16, kp->acc, mc->r, mc->s, mc->t, a, b, acc);
                     }
                 }
@@ -332,14 +332,14 @@ static inline __attribute__((always_inline)) void mm_bf16_f32_rst(const struct m
                                                                   const uint32_t S, const uint32_t T) {
     const vnpu_bf16_t *A = mc->a, *B = mc->b;
     float *C = mc->c;
-    const uint32_t kb_n = mc->kb, nb_n = mc->nb;
+    const uint32_t kb_n = mc->kb, nb_n = mc->nb, mb_n = mc->mb;
     for (uint32_t ib = 0; ib < mc->rb_valid; ib += 2) {
         const uint32_t left = mc->rows_valid - ib * R, rows = left < 2 * R ? left : 2 * R; /* padding rows: skipped */
         for (uint32_t jb = 0; jb < nb_n; jb += 2) {
             float acc[2 * MM_R_MAX][2 * MM_T_MAX], a[2 * MM_R_MAX][MM_S_MAX], b[MM_S_MAX][2 * MM_T_MAX];
             for (uint32_t ri = 0; ri < rows; ri++) {
                 for (uint32_t dj = 0; dj < 2; dj++) {
-                    const float *cb = C + ((size_t) (ib + ri / R) * nb_n + jb + dj) * R * T + (ri % R) * T;
+                    const float *cb = C + ((size_t) (jb + dj) * mb_n + ib + ri / R) * R * T + (ri % R) * T;
                     for (uint32_t j = 0; j < T; j++) {
                         acc[ri][dj * T + j] = cb[j];
                     }
@@ -370,7 +370,7 @@ static inline __attribute__((always_inline)) void mm_bf16_f32_rst(const struct m
             }
             for (uint32_t ri = 0; ri < rows; ri++) {
                 for (uint32_t dj = 0; dj < 2; dj++) {
-                    float *cb = C + ((size_t) (ib + ri / R) * nb_n + jb + dj) * R * T + (ri % R) * T;
+                    float *cb = C + ((size_t) (jb + dj) * mb_n + ib + ri / R) * R * T + (ri % R) * T;
                     for (uint32_t j = 0; j < T; j++) {
                         cb[j] = acc[ri][dj * T + j];
                     }
@@ -438,7 +438,7 @@ static void mm_fn_bfp16(const struct xdna_call *c) {
                         bfp16_block_of(blk + i * S, 1, &ab[i][q]);
                     }
                 }
-                float *cb = C + ((size_t) ib * mc.nb + jb) * R * T;
+                float *cb = C + ((size_t) jb * mc.mb + ib) * R * T;
                 for (uint32_t i = 0; i < rows; i++) {
                     for (uint32_t j = 0; j < T; j++) {
                         float acc = cb[i * T + j];

@@ -24,10 +24,11 @@
  *    (8 products of |m| <= 127: exact) times 2^(ea - 6 + eb - 6), rounded once to f32 (nearest even; overflow to
  *    inf, tiny results to subnormals or 0), then added to the accumulator rounded in f32.
  *
- * Layouts (mlir-aie's matmul kernels): a kernel's tiles are blocked: A (m x k) is (m/r) x (k/s) blocks of r x s,
- * B (k x n) is (k/s) x (n/t) blocks of s x t, C (m x n) is (m/r) x (n/t) blocks of r x t; blocks in row-major
- * order of blocks, each block row-major. The DMA makes the blocks (xdna-array.h's taps), the kernel never
- * reshapes.
+ * Layouts: a kernel's tiles are blocked, each block row-major: A (m x k) is (m/r) x (k/s) blocks of r x s and B
+ * (k x n) (k/s) x (n/t) blocks of s x t, in row-major order of blocks (mlir-aie's matmul kernels); C (m x n) is
+ * (m/r) x (n/t) blocks of r x t in column-major order of blocks (a column of blocks, m x t, after the other), so
+ * that a compute tile's own 3-dimension BD streams it out row-major (xdna-matmul.h). The DMA makes the blocks
+ * (xdna-array.h's taps), the kernel never reshapes.
  */
 #ifndef VNPU_XDNA_MMUL_H
 #define VNPU_XDNA_MMUL_H

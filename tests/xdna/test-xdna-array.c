@@ -70,6 +70,14 @@ static void test_tables(void **state) {
     assert_int_equal(shim->mem_bytes, 0);
     assert_int_equal(mem->mem_bytes, 524288);
     assert_int_equal(cpt->mem_bytes, 65536);
+    assert_int_equal(shim->s2mm_channels, 2);
+    assert_int_equal(shim->mm2s_channels, 2);
+    assert_int_equal(mem->s2mm_channels, 6);
+    assert_int_equal(mem->mm2s_channels, 6);
+    assert_int_equal(cpt->s2mm_channels, 2);
+    assert_int_equal(cpt->mm2s_channels, 2);
+    assert_true(dev_of("NPU1")->stream_bytes_per_cycle == 4.0); /* 32-bit stream switch */
+    assert_true(dev_of("NPU2")->stream_bytes_per_cycle == 8.0); /* 64-bit */
     assert_int_equal(xdna_tile_type_of_row(0), XDNA_TILE_SHIM);
     assert_int_equal(xdna_tile_type_of_row(1), XDNA_TILE_MEM);
     for (uint32_t r = 2; r < XDNA_ROWS; r++) {
@@ -588,6 +596,50 @@ static void test_refuse_depth_memory_bds(void **state) {
     expect_build_error(d, "compute tile (0,2): 18 BDs, a compute tile has 16 (rule 5)");
 }
 
+/* Rule 9: a split on mem tile (0,1) of n_out parts of 16 words, part i to cons[i]; a part that reaches another mem
+ * tile is forwarded there to its shim (a mem tile moves data only through links). */
+static struct xdna_design *split_to(const char *dev, const struct xdna_tile *cons, uint32_t n_out) {
+    struct xdna_design *d;
+    assert_int_equal(xdna_design_new(dev_of(dev), false, &d), VNPU_STATUS_OK);
+    const int in2 = xdna_fifo_new(d, "in2", T(0, 0), &T(0, 1), 1, 2, 16 * n_out, 4);
+    int out[8];
+    for (uint32_t i = 0; i < n_out; i++) {
+        char name[8];
+        snprintf(name, sizeof(name), "o%u", i);
+        out[i] = xdna_fifo_new(d, name, T(0, 1), &cons[i], 1, 2, 16, 4);
+        if (cons[i].row == XDNA_ROW_MEM) {
+            const int fwd = xdna_fifo_new(d, "fwd", cons[i], &T(cons[i].col, 0), 1, 2, 16, 4);
+            assert_int_equal(xdna_link_new(d, cons[i], &out[i], 1, &fwd, 1, NULL), VNPU_STATUS_OK);
+        }
+    }
+    assert_int_equal(xdna_link_new(d, T(0, 1), &in2, 1, out, n_out, NULL), VNPU_STATUS_OK);
+    return d;
+}
+
+static void test_refuse_channels(void **state) {
+    (void) state;
+    /* a compute tile receives on 2 channels: a third fifo into it is refused */
+    struct xdna_design *d = split_to("NPU1Col1", (const struct xdna_tile[3]){T(0, 2), T(0, 2), T(0, 3)}, 3);
+    assert_int_equal(xdna_design_build(d), VNPU_STATUS_OK);
+    xdna_design_free(d);
+    d = split_to("NPU1Col1", (const struct xdna_tile[3]){T(0, 2), T(0, 2), T(0, 2)}, 3);
+    expect_build_error(d, "fifo 'o2': its consumer on compute tile (0,2) needs an S2MM DMA channel 3, the tile has 2 "
+                          "(rule 9: each ObjectFifo end takes a channel)");
+    /* a shim drains on 2 */
+    d = split_to("NPU1Col1", (const struct xdna_tile[3]){T(0, 0), T(0, 0), T(0, 0)}, 3);
+    expect_build_error(d,
+                       "fifo 'o2': its consumer on shim tile (0,0) needs an S2MM DMA channel 3, the tile has 2 (rule "
+                       "9: each ObjectFifo end takes a channel)");
+    /* a mem tile sends on 6: four compute tiles, its shim twice, then the next column's mem tile */
+    const struct xdna_tile six[7] = {T(0, 2), T(0, 3), T(0, 4), T(0, 5), T(0, 0), T(0, 0), T(1, 1)};
+    d = split_to("NPU1Col2", six, 6);
+    assert_int_equal(xdna_design_build(d), VNPU_STATUS_OK);
+    xdna_design_free(d);
+    d = split_to("NPU1Col2", six, 7);
+    expect_build_error(d, "fifo 'o6': its producer on mem tile (0,1) needs an MM2S DMA channel 7, the tile has 6 "
+                          "(rule 9: each ObjectFifo end takes a channel)");
+}
+
 static void expect_new_error(const char *dev, struct xdna_tile prod, struct xdna_tile cons, const char *msg) {
     struct xdna_design *d;
     assert_int_equal(xdna_design_new(dev_of(dev), false, &d), VNPU_STATUS_OK);
@@ -966,6 +1018,7 @@ int main(void) {
         cmocka_unit_test(test_refuse_tap_fields),
         cmocka_unit_test(test_refuse_transfer_length),
         cmocka_unit_test(test_refuse_depth_memory_bds),
+        cmocka_unit_test(test_refuse_channels),
         cmocka_unit_test(test_refuse_routes_tiles),
         cmocka_unit_test(test_refuse_links),
         cmocka_unit_test(test_refuse_boundaries),

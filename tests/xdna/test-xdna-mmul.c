@@ -154,26 +154,30 @@ static void ref_matmul(const struct variant *v, uint32_t m, uint32_t k, uint32_t
     }
 }
 
-/* rows x cols row-major <-> blocked in br x bc blocks (xdna-mmul.h's layout), elements of eb bytes. */
-static size_t blocked_index(uint32_t i, uint32_t j, uint32_t cols, uint32_t br, uint32_t bc) {
-    return ((size_t) (i / br) * (cols / bc) + j / bc) * br * bc + (size_t) (i % br) * bc + j % bc;
+/* rows x cols row-major <-> blocked in br x bc blocks (xdna-mmul.h's layout), elements of eb bytes: A and B in
+ * row-major order of blocks, C (cblocks) in column-major order. */
+static size_t blocked_index(uint32_t i, uint32_t j, uint32_t rows, uint32_t cols, uint32_t br, uint32_t bc,
+                            bool cblocks) {
+    const size_t block = cblocks ? (size_t) (j / bc) * (rows / br) + i / br : (size_t) (i / br) * (cols / bc) + j / bc;
+    return block * br * bc + (size_t) (i % br) * bc + j % bc;
 }
 
-static void to_blocked(const void *src, void *dst, uint32_t rows, uint32_t cols, uint32_t br, uint32_t bc, size_t eb) {
+static void to_blocked(const void *src, void *dst, uint32_t rows, uint32_t cols, uint32_t br, uint32_t bc, size_t eb,
+                       bool cblocks) {
     for (uint32_t i = 0; i < rows; i++) {
         for (uint32_t j = 0; j < cols; j++) {
-            memcpy((char *) dst + blocked_index(i, j, cols, br, bc) * eb,
+            memcpy((char *) dst + blocked_index(i, j, rows, cols, br, bc, cblocks) * eb,
                    (const char *) src + ((size_t) i * cols + j) * eb, eb);
         }
     }
 }
 
-static void from_blocked(const void *src, void *dst, uint32_t rows, uint32_t cols, uint32_t br, uint32_t bc,
-                         size_t eb) {
+static void from_blocked(const void *src, void *dst, uint32_t rows, uint32_t cols, uint32_t br, uint32_t bc, size_t eb,
+                         bool cblocks) {
     for (uint32_t i = 0; i < rows; i++) {
         for (uint32_t j = 0; j < cols; j++) {
             memcpy((char *) dst + ((size_t) i * cols + j) * eb,
-                   (const char *) src + blocked_index(i, j, cols, br, bc) * eb, eb);
+                   (const char *) src + blocked_index(i, j, rows, cols, br, bc, cblocks) * eb, eb);
         }
     }
 }
@@ -459,13 +463,13 @@ static void kernel_case(const struct variant *v, uint32_t m, uint32_t k, uint32_
     fill_random(&rng, v->in, A, (size_t) m * k);
     fill_random(&rng, v->in, B, (size_t) k * n);
     fill_random(&rng, v->out, C, (size_t) m * n);
-    to_blocked(A, Ab, m, k, r, s, ib);
-    to_blocked(B, Bb, k, n, s, t, ib);
-    to_blocked(C, Cb, m, n, r, t, ob);
+    to_blocked(A, Ab, m, k, r, s, ib, false);
+    to_blocked(B, Bb, k, n, s, t, ib, false);
+    to_blocked(C, Cb, m, n, r, t, ob, true);
     memset(Cb + (size_t) m * n * ob, SENTINEL, SENTINEL_SIZE);
 
     assert_true(run_kernel(&kern, Ab, Bb, Cb, rows_valid) == (uint64_t) m * k * n);
-    from_blocked(Cb, got, m, n, r, t, ob);
+    from_blocked(Cb, got, m, n, r, t, ob, true);
     memcpy(want, C, (size_t) m * n * ob);
     ref_matmul(v, m, k, n, A, B, want);
     const uint32_t rows_block = (rows_valid + r - 1) / r * r; /* the blocks holding data */
@@ -530,13 +534,13 @@ static void test_kernel_bf16_k_order(void **state) {
     for (int i = 0; i < 16 * 8; i++) {
         B[i] = BF16_ONE;
     }
-    to_blocked(A, Ab, 8, 16, 4, 8, 2);
-    to_blocked(B, Bb, 16, 8, 8, 4, 2);
+    to_blocked(A, Ab, 8, 16, 4, 8, 2, false);
+    to_blocked(B, Bb, 16, 8, 8, 4, 2, false);
     float C[8 * 8 + SENTINEL_SIZE / 4], got[8 * 8];
     memset(C, 0, sizeof(float) * 64);
     memset(C + 64, SENTINEL, SENTINEL_SIZE);
     assert_true(run_kernel(&kern, Ab, Bb, C, 8) == 8 * 16 * 8);
-    from_blocked(C, got, 8, 8, 4, 4, 4);
+    from_blocked(C, got, 8, 8, 4, 4, 4, true);
     for (int j = 0; j < 8; j++) {
         assert_true(got[j] == 7.0f);
         assert_true(got[8 + j] == 0.0f);
