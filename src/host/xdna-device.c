@@ -225,9 +225,9 @@ static void totals_observe_cpu(void *arg, struct vnpu_device *const *devs, int n
 
 /* One design run of node dst (first: the node's first) added to t: its statistics and its modelled time on part. */
 static void totals_add(struct vnpu_xdna_totals *t, const struct xdna_run_stats *s, const struct xdna_device *part,
-                       const struct xdna_mm_kernel *k, const struct vnpu_tensor *dst, bool first) {
+                       const struct vnpu_tensor *dst, bool first) {
     struct xdna_perf_time m;
-    xdna_perf_run(part, k, s, &m);
+    xdna_perf_run(part, s, &m);
     struct vnpu_xdna_perf_row run = {.count = first, .runs = 1, .us = m.us, .macs = m.macs, .ddr_bytes = m.ddr_bytes};
     snprintf(run.op, sizeof(run.op), "%s", perf_node_is_output(dst) ? "MUL_MAT output" : "MUL_MAT");
     run.bound_us[m.bound] = m.us;
@@ -281,7 +281,7 @@ static enum vnpu_status xdna_mul_mat(struct xdna_dev *x, struct vnpu_tensor *dst
             if ((st = xdna_matmul_run(mm, x->a, b, x->c, &stats)) != VNPU_STATUS_OK) {
                 return st;
             }
-            totals_add(&x->totals, &stats, x->part, &p->kernel, dst, i12 == 0 && i13 == 0);
+            totals_add(&x->totals, &stats, x->part, dst, i12 == 0 && i13 == 0);
             for (uint32_t i1 = 0; i1 < M; i1++) {
                 memcpy((char *) dst->data + i1 * dst->nb[1] + i12 * dst->nb[2] + i13 * dst->nb[3],
                        x->c + (size_t) i1 * p->n_pad, N * sizeof(float));

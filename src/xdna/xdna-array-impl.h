@@ -41,6 +41,10 @@ struct fifo_side {
     bool aliased;        /* its buffers are slices of the link's other side (no memory of its own) */
     size_t off;          /* offset of its depth buffers in the tile's memory */
     uint8_t chan;        /* its DMA channel on the tile (rule 9): MM2S for a producer, S2MM for a consumer */
+    /* the timeline (xdna-array.h, "Time"), per buffer of its ring (ring buffers; a join's input: the output's): when
+     * the element in it became full there, and when it became free again; NULL on a shim */
+    uint32_t ring;
+    double *t_full, *t_free;
     /* run state: running totals of elements */
     uint64_t acq, rel; /* by the worker (producer and consumer) */
     uint64_t recv;     /* consumer: elements its DMA wrote */
@@ -107,6 +111,8 @@ struct worker {
     } loops[MAX_LOOP_NEST];
     uint32_t n_loops;
     bool done;
+    double t;       /* its clock on the timeline */
+    uint64_t calls; /* kernel calls this run (the trace's index) */
 };
 
 struct task {
@@ -144,6 +150,10 @@ struct xdna_design {
     uint16_t comp_fifos[MAX_FIFOS], comp_first_fifo[MAX_COMPS + 1];
     uint16_t comp_workers[MAX_WORKERS], comp_first_worker[MAX_COMPS + 1];
     uint32_t n_threads; /* host threads a run uses: the host's CPUs, at most one a component (0: no component) */
+
+    double *times;            /* every side's t_full and t_free (after build) */
+    double ddr_bpc_col;       /* DDR bytes a cycle for each column whose shim the design uses (its share) */
+    struct xdna_trace *trace; /* xdna_design_trace's, or NULL */
 };
 
 static inline const char *tile_name(struct xdna_tile t) {

@@ -92,7 +92,6 @@ static void stream_copy(uint8_t *dst, struct run_it *di, const uint8_t *src, str
     }
 }
 
-/* What a run needs beyond the design: the DDR buffers, the stats, and each shim transfer's DDR pattern. */
 /* One host thread's run of components: what they share (the DDR buffers, the transfers' taps) and its own state. */
 struct run_ctx {
     void *const *ddr;
@@ -101,6 +100,12 @@ struct run_ctx {
     struct run_it ddr_it[MAX_FIFOS];  /* the running transfer's place in DDR, per fifo */
     uint64_t macs_scratch;
     char *err; /* a failing component's message (ERR_BYTES) */
+    /* the timeline of the component running (xdna-array.h, "Time") */
+    double chan_free[XDNA_MAX_COLS][XDNA_ROWS][2][XDNA_MAX_CHANNELS]; /* when each DMA channel is free, [0] S2MM */
+    double col_ddr_bytes[XDNA_MAX_COLS];                              /* DDR bytes of each column's shim */
+    double t_end;                                                     /* its last event */
+    double comp_cycles, comp_ddr; /* its length, and its busiest column's DDR bytes at the share (at its end) */
+    struct xdna_trace *trace;     /* this thread's events, NULL: none */
 };
 
 /* A component's run error: the message into rc->err (logged once by xdna_design_run). */
@@ -225,6 +230,131 @@ static void task_progress(struct xdna_design *d, struct run_ctx *rc, struct fifo
     task_start(d, rc, f, t->next);
 }
 
+static double dmax(double a, double b) {
+    return a > b ? a : b;
+}
+
+/* An event of the timeline into the thread's trace (none when the design does not trace; dropped, and the trace
+ * marked truncated, when it cannot grow). */
+static void trace_add(struct run_ctx *rc, const struct xdna_trace_event *e) {
+    struct xdna_trace *t = rc->trace;
+    if (!t) {
+        return;
+    }
+    if (t->n == t->cap) {
+        const size_t cap = t->cap ? 2 * t->cap : 1024;
+        struct xdna_trace_event *ev = realloc(t->ev, cap * sizeof(*ev));
+        if (!ev) {
+            t->truncated = true;
+            return;
+        }
+        t->ev = ev;
+        t->cap = cap;
+    }
+    t->ev[t->n++] = *e;
+}
+
+/* When element n of fifo f is ready at its producer's side: released by its worker, arrived at its link's input
+ * (every input of a join), or at once from DDR (the shim channel's turn decides). */
+static double src_ready_at(const struct xdna_design *d, const struct fifo *f, uint64_t n) {
+    const struct fifo_side *p = &f->prod;
+    if (p->type == XDNA_TILE_SHIM) {
+        return 0.0;
+    }
+    if (p->link < 0) {
+        return p->t_full[n % p->ring];
+    }
+    const struct link *l = &d->links[p->link];
+    double t = 0.0;
+    for (uint32_t i = 0; i < l->n_in; i++) {
+        const struct fifo_side *s = &d->fifos[l->in[i]].cons[l->in_cons[i]];
+        t = dmax(t, s->t_full[n % s->ring]);
+    }
+    return t;
+}
+
+/* When consumer c of f has the buffer for element n free: the element before it there was released by its worker or
+ * sent on by its link (a join's input: the output element it lands in was sent); DDR at once. */
+static double dst_free_at(const struct xdna_design *d, const struct fifo *f, uint32_t c, uint64_t n) {
+    const struct fifo_side *s = &f->cons[c];
+    if (s->type == XDNA_TILE_SHIM) {
+        return 0.0;
+    }
+    if (s->aliased) {
+        const struct fifo_side *o = &d->fifos[d->links[s->link].out[0]].prod;
+        return o->t_free[n % o->ring];
+    }
+    return s->t_free[n % s->ring];
+}
+
+/* The element n of f moved in [t0, t1): the producer's buffer free from t1 (a split's output: the input's buffer,
+ * once every output has sent it), each consumer's full at t1. */
+static void move_times(struct xdna_design *d, struct fifo *f, uint64_t n, double t1) {
+    struct fifo_side *p = &f->prod;
+    if (p->type != XDNA_TILE_SHIM) {
+        if (p->aliased) {
+            const struct link *l = &d->links[p->link];
+            struct fifo_side *in = &d->fifos[l->in[0]].cons[l->in_cons[0]];
+            in->t_free[n % in->ring] = dmax(in->t_free[n % in->ring], t1);
+        } else {
+            p->t_free[n % p->ring] = t1;
+        }
+    }
+    for (uint32_t c = 0; c < f->n_cons; c++) {
+        struct fifo_side *s = &f->cons[c];
+        if (s->type != XDNA_TILE_SHIM) {
+            s->t_full[n % s->ring] = t1;
+            if (s->link >= 0 && !s->aliased) {
+                s->t_free[n % s->ring] = 0.0; /* its outputs' sends raise it */
+            }
+        }
+    }
+}
+
+/* A DMA channel's event: busy in the stats, the trace's event, the component's end. */
+static void chan_event(struct xdna_design *d, struct run_ctx *rc, const struct fifo *f, const struct fifo_side *s,
+                       bool mm2s, uint64_t n, double t0, double t1) {
+    rc->chan_free[s->tile.col][s->tile.row][mm2s][s->chan] = t1;
+    rc->t_end = dmax(rc->t_end, t1);
+    if (rc->stats) {
+        tile_stats(rc, s->tile)->chan_cycles[mm2s][s->chan] += t1 - t0;
+    }
+    trace_add(rc, &(struct xdna_trace_event){.t0 = t0,
+                                             .t1 = t1,
+                                             .index = (uint32_t) n,
+                                             .fifo = (int16_t) (f - d->fifos),
+                                             .col = s->tile.col,
+                                             .row = s->tile.row,
+                                             .chan = s->chan,
+                                             .kind = mm2s ? XDNA_TRACE_MM2S : XDNA_TRACE_S2MM});
+}
+
+/* When element n of f moves, and until when: from the latest of its readiness, every consumer's free buffer and every
+ * channel's turn, for its stream bytes (at a shim, at least its DDR bytes at the column's share). */
+static void move_timeline(struct xdna_design *d, struct run_ctx *rc, struct fifo *f, uint64_t n, bool conv) {
+    const struct fifo_side *p = &f->prod;
+    double t0 = dmax(src_ready_at(d, f, n), rc->chan_free[p->tile.col][p->tile.row][1][p->chan]);
+    for (uint32_t c = 0; c < f->n_cons; c++) {
+        const struct fifo_side *s = &f->cons[c];
+        t0 = dmax(t0, dmax(dst_free_at(d, f, c, n), rc->chan_free[s->tile.col][s->tile.row][0][s->chan]));
+    }
+    double len = (double) f->elem_size / d->dev->stream_bytes_per_cycle;
+    const struct fifo_side *shim = p->type == XDNA_TILE_SHIM           ? p
+                                   : f->cons[0].type == XDNA_TILE_SHIM ? &f->cons[0]
+                                                                       : NULL;
+    if (shim) {
+        const double ddr = (double) f->elem_count * (conv ? 4 : f->elem_bytes);
+        rc->col_ddr_bytes[shim->tile.col] += ddr;
+        len = dmax(len, ddr / d->ddr_bpc_col);
+    }
+    const double t1 = t0 + len;
+    move_times(d, f, n, t1);
+    chan_event(d, rc, f, p, true, n, t0, t1);
+    for (uint32_t c = 0; c < f->n_cons; c++) {
+        chan_event(d, rc, f, &f->cons[c], false, n, t0, t1);
+    }
+}
+
 /* Move fifo f's next element from its producer's side to every consumer's (rule 8's DMA step). */
 static bool fifo_move(struct xdna_design *d, struct run_ctx *rc, struct fifo *f) {
     if (!src_ready(d, f)) {
@@ -260,6 +390,7 @@ static bool fifo_move(struct xdna_design *d, struct run_ctx *rc, struct fifo *f)
             tile_stats(rc, p->tile)->bds_run++;
         }
     }
+    move_timeline(d, rc, f, n, conv);
     struct run_it si = si0;
     for (uint32_t c = 0; c < f->n_cons; c++) {
         struct fifo_side *s = &f->cons[c];
@@ -343,6 +474,22 @@ static bool worker_step(struct xdna_design *d, struct run_ctx *rc, struct worker
                 if (op->side < 0 && d->strict) {
                     poison(d, &d->fifos[op->fifo], s, s->acq, op->n); /* rule 7: a fresh buffer holds poison */
                 }
+                const double t0 = w->t;
+                for (uint64_t e = s->acq; e < s->acq + op->n; e++) {
+                    w->t = dmax(w->t, op->side < 0 ? s->t_free[e % s->ring] : s->t_full[e % s->ring]);
+                }
+                if (w->t > t0) {
+                    if (rc->stats) {
+                        tile_stats(rc, w->tile)->wait_cycles += w->t - t0;
+                    }
+                    trace_add(rc, &(struct xdna_trace_event){.t0 = t0,
+                                                             .t1 = w->t,
+                                                             .index = (uint32_t) s->acq,
+                                                             .fifo = (int16_t) op->fifo,
+                                                             .col = w->tile.col,
+                                                             .row = w->tile.row,
+                                                             .kind = XDNA_TRACE_ACQUIRE});
+                }
                 s->acq += op->n;
                 break;
             }
@@ -358,6 +505,9 @@ static bool worker_step(struct xdna_design *d, struct run_ctx *rc, struct worker
                 }
                 if (op->side >= 0 && d->strict) {
                     poison(d, &d->fifos[op->fifo], s, s->rel, op->n); /* rule 7: a released element is poisoned */
+                }
+                for (uint64_t e = s->rel; e < s->rel + op->n; e++) {
+                    *(op->side < 0 ? &s->t_full[e % s->ring] : &s->t_free[e % s->ring]) = w->t;
                 }
                 s->rel += op->n;
                 break;
@@ -383,10 +533,24 @@ static bool worker_step(struct xdna_design *d, struct run_ctx *rc, struct worker
                 call.args = op->args;
                 call.tile = w->tile;
                 call.macs = rc->stats ? &tile_stats(rc, w->tile)->macs : &rc->macs_scratch;
+                uint64_t cycles = 0;
+                call.cycles = &cycles;
                 op->kernel->fn(&call);
+                const double t0 = w->t;
+                w->t += (double) cycles;
+                rc->t_end = dmax(rc->t_end, w->t);
                 if (rc->stats) {
                     tile_stats(rc, w->tile)->kernel_calls++;
+                    tile_stats(rc, w->tile)->kernel_cycles += (double) cycles;
                 }
+                trace_add(rc, &(struct xdna_trace_event){.t0 = t0,
+                                                         .t1 = w->t,
+                                                         .kernel = op->kernel->name ? op->kernel->name : "?",
+                                                         .index = (uint32_t) w->calls++,
+                                                         .fifo = -1,
+                                                         .col = w->tile.col,
+                                                         .row = w->tile.row,
+                                                         .kind = XDNA_TRACE_KERNEL});
                 break;
             }
             case OP_LOOP_BEGIN:
@@ -495,9 +659,12 @@ static enum vnpu_status run_component(struct xdna_design *d, struct run_ctx *rc,
     for (uint32_t k = f0; k < f1; k++) {
         struct fifo *f = &d->fifos[fifos[k]];
         f->moved = 0;
-        f->prod.acq = f->prod.rel = f->prod.recv = 0;
-        for (uint32_t j = 0; j < f->n_cons; j++) {
-            f->cons[j].acq = f->cons[j].rel = f->cons[j].recv = 0;
+        for (uint32_t j = 0; j <= f->n_cons; j++) {
+            struct fifo_side *s = j == 0 ? &f->prod : &f->cons[j - 1];
+            s->acq = s->rel = s->recv = 0;
+            if (s->t_full) {
+                memset(s->t_full, 0, 2 * (size_t) s->ring * sizeof(double)); /* t_free follows t_full */
+            }
         }
         task_start(d, rc, f, f->first_task);
     }
@@ -506,7 +673,12 @@ static enum vnpu_status run_component(struct xdna_design *d, struct run_ctx *rc,
         w->pc = 0;
         w->n_loops = 0;
         w->done = false;
+        w->t = 0.0;
+        w->calls = 0;
     }
+    memset(rc->chan_free, 0, sizeof(rc->chan_free));
+    memset(rc->col_ddr_bytes, 0, sizeof(rc->col_ddr_bytes));
+    rc->t_end = 0.0;
     /* rule 8: round-robin, DMAs in fifo order then workers, until all is done or a round does nothing */
     enum vnpu_status st = VNPU_STATUS_OK;
     for (;;) {
@@ -525,13 +697,25 @@ static enum vnpu_status run_component(struct xdna_design *d, struct run_ctx *rc,
         if (rc->stats) {
             rc->stats->rounds++;
         }
-        if (st != VNPU_STATUS_OK || done) {
+        if (st != VNPU_STATUS_OK) {
             return st;
+        }
+        if (done) {
+            break;
         }
         if (!progress) {
             return report_deadlock(d, rc, c);
         }
     }
+    /* its length: its last event, or its columns' DDR bytes at their share if that is later */
+    rc->comp_ddr = 0.0;
+    for (uint32_t col = 0; col < XDNA_MAX_COLS; col++) {
+        if (rc->col_ddr_bytes[col] > 0.0) {
+            rc->comp_ddr = dmax(rc->comp_ddr, rc->col_ddr_bytes[col] / d->ddr_bpc_col);
+        }
+    }
+    rc->comp_cycles = dmax(rc->t_end, rc->comp_ddr);
+    return VNPU_STATUS_OK;
 }
 
 /* A host thread of a run: components taken in turn from *next, each run to its end; the first failing one's (the
@@ -541,6 +725,11 @@ struct run_thread {
     uint32_t *next;
     struct run_ctx rc;
     struct xdna_run_stats stats;
+    double cycles, ddr_cycles;                     /* its longest component's, its busiest column's DDR time */
+    struct xdna_trace trace;                       /* its components' events, when the design traces */
+    size_t ev_first[MAX_COMPS], ev_end[MAX_COMPS]; /* component c's events in trace, if it ran c */
+    uint32_t index;                                /* its number, written into *comp_thread for each it runs */
+    uint32_t *comp_thread;
     enum vnpu_status st;
     uint32_t failed;         /* the component that failed, if st is an error */
     char err[ERR_BYTES];     /* its message */
@@ -554,12 +743,53 @@ static void *run_thread_main(void *arg) {
         if (c >= t->d->n_comps) {
             return NULL;
         }
+        t->comp_thread[c] = t->index;
+        t->ev_first[c] = t->trace.n;
         const enum vnpu_status st = run_component(t->d, &t->rc, c);
+        t->ev_end[c] = t->trace.n;
         if (st != VNPU_STATUS_OK && t->st == VNPU_STATUS_OK) {
             t->st = st;
             t->failed = c;
             memcpy(t->err, t->rc.err, ERR_BYTES);
         }
+        if (st == VNPU_STATUS_OK) {
+            t->cycles = dmax(t->cycles, t->rc.comp_cycles);
+            t->ddr_cycles = dmax(t->ddr_cycles, t->rc.comp_ddr);
+        }
+    }
+}
+
+/* The threads' events appended to the design's trace in component order (each component ran on one thread), unless
+ * they would pass its max_events: then none, and the trace is marked truncated. */
+static void trace_merge(struct xdna_design *d, struct run_thread *t, uint32_t n_threads, const uint32_t *comp_thread) {
+    struct xdna_trace *out = d->trace;
+    size_t n = 0;
+    for (uint32_t i = 0; i < n_threads; i++) {
+        n += t[i].trace.n;
+        out->truncated |= t[i].trace.truncated;
+    }
+    if (n == 0) {
+        return;
+    }
+    if ((out->max_events && out->n + n > out->max_events) || out->n + n < out->n) {
+        out->truncated = true;
+        return;
+    }
+    if (out->n + n > out->cap) {
+        const size_t cap = out->n + n > 2 * out->cap ? out->n + n : 2 * out->cap;
+        struct xdna_trace_event *ev = realloc(out->ev, cap * sizeof(*ev));
+        if (!ev) {
+            out->truncated = true;
+            return;
+        }
+        out->ev = ev;
+        out->cap = cap;
+    }
+    for (uint32_t c = 0; c < d->n_comps; c++) {
+        const struct run_thread *r = &t[comp_thread[c]];
+        const size_t k = r->ev_end[c] - r->ev_first[c];
+        memcpy(out->ev + out->n, r->trace.ev + r->ev_first[c], k * sizeof(*out->ev));
+        out->n += k;
     }
 }
 
@@ -574,11 +804,20 @@ void xdna_run_stats_add(struct xdna_run_stats *sum, const struct xdna_run_stats 
             a->dma_out_bytes += b->dma_out_bytes;
             a->bds_run += b->bds_run;
             a->stall_steps += b->stall_steps;
+            a->kernel_cycles += b->kernel_cycles;
+            a->wait_cycles += b->wait_cycles;
+            for (int dir = 0; dir < 2; dir++) {
+                for (int ch = 0; ch < XDNA_MAX_CHANNELS; ch++) {
+                    a->chan_cycles[dir][ch] += b->chan_cycles[dir][ch];
+                }
+            }
         }
     }
     sum->ddr_read_bytes += s->ddr_read_bytes;
     sum->ddr_write_bytes += s->ddr_write_bytes;
     sum->rounds += s->rounds;
+    sum->cycles += s->cycles;
+    sum->ddr_cycles += s->ddr_cycles;
 }
 
 /* Every component of d, on as many host threads as the host has CPUs (at most one a component): components share
@@ -596,11 +835,17 @@ static enum vnpu_status run_components(struct xdna_design *d, void *const *ddr, 
         free(tid);
         return run_fail(d, VNPU_STATUS_NO_MEMORY, "xdna_design_run: cannot allocate the run's state");
     }
-    uint32_t next = 0, started = 1;
+    uint32_t next = 0, started = 1, comp_thread[MAX_COMPS];
     for (uint32_t i = 0; i < n; i++) {
-        t[i] = (struct run_thread){.d = d, .next = &next};
-        t[i].rc =
-            (struct run_ctx){.ddr = ddr, .stats = stats ? &t[i].stats : NULL, .task_taps = taps, .err = t[i].scratch};
+        t[i].index = i;
+        t[i].comp_thread = comp_thread;
+        t[i].d = d;
+        t[i].next = &next;
+        t[i].rc.ddr = ddr;
+        t[i].rc.stats = stats ? &t[i].stats : NULL;
+        t[i].rc.task_taps = taps;
+        t[i].rc.err = t[i].scratch;
+        t[i].rc.trace = d->trace ? &t[i].trace : NULL;
     }
     for (; started < n && pthread_create(&tid[started], NULL, run_thread_main, &t[started]) == 0; started++) {
     }
@@ -614,6 +859,8 @@ static enum vnpu_status run_components(struct xdna_design *d, void *const *ddr, 
     for (uint32_t i = 0; i < n; i++) {
         if (stats) {
             xdna_run_stats_add(stats, &t[i].stats);
+            stats->cycles = dmax(stats->cycles, t[i].cycles); /* the components run at once */
+            stats->ddr_cycles = dmax(stats->ddr_cycles, t[i].ddr_cycles);
         }
         if (t[i].st != VNPU_STATUS_OK && t[i].failed < failed) {
             st = t[i].st;
@@ -623,6 +870,11 @@ static enum vnpu_status run_components(struct xdna_design *d, void *const *ddr, 
     }
     if (err) {
         run_fail(d, st, "%s", err);
+    } else if (d->trace) {
+        trace_merge(d, t, n, comp_thread);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        free(t[i].trace.ev);
     }
     free(t);
     free(tid);

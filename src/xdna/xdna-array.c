@@ -119,6 +119,7 @@ void xdna_design_free(struct xdna_design *d) {
         free(d->workers[i].ops);
     }
     free(d->tasks);
+    free(d->times);
     for (int c = 0; c < XDNA_MAX_COLS; c++) {
         for (int r = 0; r < XDNA_ROWS; r++) {
             free(d->mem[c][r]);
@@ -1118,11 +1119,49 @@ enum vnpu_status xdna_design_build(struct xdna_design *d) {
             }
         }
     }
+    /* the timeline's buffer times, each end's ring (a join's input lives in the output's buffers) */
+    size_t n_times = 0;
+    uint32_t ddr_cols = 0; /* a bit per column whose shim the design uses */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < d->n_fifos; i++) {
+            struct fifo *f = &d->fifos[i];
+            for (uint32_t c = 0; c <= f->n_cons; c++) {
+                struct fifo_side *s = c == 0 ? &f->prod : &f->cons[c - 1];
+                if (s->type == XDNA_TILE_SHIM) {
+                    ddr_cols |= 1u << s->tile.col;
+                    continue;
+                }
+                s->ring = c > 0 && s->aliased ? d->fifos[d->links[s->link].out[0]].depth : f->depth;
+                if (pass == 1) {
+                    s->t_full = d->times + n_times;
+                    s->t_free = s->t_full + s->ring;
+                }
+                n_times += 2 * (size_t) s->ring;
+            }
+        }
+        if (pass == 0) {
+            d->times = calloc(n_times ? n_times : 1, sizeof(*d->times));
+            if (!d->times) {
+                return design_fail(d, VNPU_STATUS_NO_MEMORY, "design: cannot allocate its timeline");
+            }
+            n_times = 0;
+        }
+    }
+    const uint32_t n_ddr_cols = (uint32_t) __builtin_popcount(ddr_cols);
+    d->ddr_bpc_col = n_ddr_cols ? d->dev->ddr_gbytes_per_s / d->dev->clock_ghz / n_ddr_cols : 0.0;
     find_components(d);
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN); /* once: it reads /sys, and a model runs a design per node */
     d->n_threads = cpus < 1 ? 1 : (uint32_t) cpus < d->n_comps ? (uint32_t) cpus : d->n_comps;
     d->built = true;
     return VNPU_STATUS_OK;
+}
+
+void xdna_design_trace(struct xdna_design *d, struct xdna_trace *t) {
+    d->trace = t;
+}
+
+const char *xdna_design_fifo_name(const struct xdna_design *d, int fifo) {
+    return fifo >= 0 && (uint32_t) fifo < d->n_fifos ? d->fifos[fifo].name : "?";
 }
 
 size_t xdna_design_tile_bytes(const struct xdna_design *d, struct xdna_tile tile) {

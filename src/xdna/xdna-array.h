@@ -33,6 +33,17 @@
  *     end an S2MM channel; on a shim a fill is MM2S (DDR to the array) and a drain S2MM. A tile has 2 + 2 (compute,
  *     shim) or 6 + 6 (mem tile) channels (xdna-arch.h).
  *
+ * Time (the modelled timeline, in array cycles from the run's start; deterministic, the host's threads and speed never
+ * enter it): a DMA channel moves one element at a time, in its fifo end's order, starting when the element is ready at
+ * its producer (released by the worker, arrived at a link's input, or at once from DDR), when every consumer has a
+ * free buffer (the element that held it released or sent on) and when the producer's and every consumer's channel
+ * are free; it takes the element's stream bytes / the partition's stream_bytes_per_cycle, and at a shim at least its
+ * DDR bytes / the column's share of the partition's DDR bandwidth (the bandwidth split evenly over the columns whose
+ * shims the design uses). A worker's acquire waits until its elements are full (consumer) or free (producer), a
+ * kernel call takes the cycles the kernel reports (xdna_call.cycles), acquires and releases take none. A component
+ * ends with its last event, or when its columns' DDR bytes at their share are through if that is later; the run
+ * when its last component ends.
+ *
  * Taps are IRON's TensorAccessPattern: an offset and (size, stride) pairs, outermost first, in elements of the
  * fifo's (or the DDR buffer's) element size; the element at multi-index (i0, ..., in-1) is at offset +
  * sum(ij * strides[j]); the elements are visited in that index order, outermost slowest, and moved as one stream.
@@ -87,7 +98,8 @@ struct xdna_call {
     uint32_t n_bufs;
     const void *args;
     struct xdna_tile tile;
-    uint64_t *macs; /* the kernel adds the MACs its mmul calls issued (the cost model's count) */
+    uint64_t *macs;   /* the kernel adds the MACs its mmul calls issued (the cost model's count) */
+    uint64_t *cycles; /* the kernel adds the array cycles the call takes on the hardware, as modelled (the timeline) */
 };
 
 /* A compute kernel: what it is, its stack, and its micro-kernel's shape (1 x 1 x 1 for a scalar kernel). */
@@ -104,7 +116,8 @@ struct xdna_call_buf {
     uint32_t index;
 };
 
-/* What a run did, for the cost model: per tile, and per shim the DDR bytes each way. */
+/* What a run did, for the cost model: per tile, and per shim the DDR bytes each way; times on the timeline above, in
+ * array cycles. */
 struct xdna_tile_stats {
     uint64_t kernel_calls;
     uint64_t macs;          /* added by the kernels (xdna_call.macs) */
@@ -112,12 +125,43 @@ struct xdna_tile_stats {
     uint64_t dma_out_bytes; /* bytes read from it by its DMA (MM2S); on a shim: DDR read / written below */
     uint64_t bds_run;       /* BDs the tile's DMA ran (one per element moved per side, one per runtime transfer) */
     uint64_t stall_steps;   /* scheduler rounds a worker of this tile was blocked on an acquire */
+    double kernel_cycles;   /* its worker's kernel calls (xdna_call.cycles) */
+    double wait_cycles;     /* its worker's waits in acquires */
+    double chan_cycles[2][XDNA_MAX_CHANNELS]; /* each DMA channel busy, [0] S2MM, [1] MM2S (rule 9's numbering) */
 };
 struct xdna_run_stats {
     struct xdna_tile_stats tiles[XDNA_MAX_COLS][XDNA_ROWS];
     uint64_t ddr_read_bytes; /* by all shims */
     uint64_t ddr_write_bytes;
-    uint64_t rounds; /* scheduler rounds */
+    uint64_t rounds;   /* scheduler rounds */
+    double cycles;     /* the run's length: its last component's end */
+    double ddr_cycles; /* the busiest column's DDR bytes at the column's share of the bandwidth */
+};
+
+/* The timeline's events of a run (xdna_design_trace), for a Perfetto trace: a worker's kernel call and its waits in
+ * acquires, and every element a DMA channel moved (one event on the producer's channel and one on each consumer's). */
+enum xdna_trace_kind {
+    XDNA_TRACE_KERNEL,  /* a kernel call on a compute tile (kernel) */
+    XDNA_TRACE_ACQUIRE, /* a worker waiting in an acquire of fifo (its next element: index) */
+    XDNA_TRACE_MM2S,    /* element index of fifo leaving the tile on MM2S channel chan */
+    XDNA_TRACE_S2MM,    /* element index of fifo arriving on S2MM channel chan */
+};
+struct xdna_trace_event {
+    double t0, t1; /* array cycles from the run's start */
+    const char *kernel;
+    uint32_t index; /* the element's number in its fifo, or the call's on its tile (from 0) */
+    int16_t fifo;   /* -1 for a kernel call */
+    uint8_t col, row, chan;
+    uint8_t kind; /* enum xdna_trace_kind */
+};
+/* Where a design's runs append their events: the events of one run in component order, each component's in the order
+ * the scheduler met them. Growable up to max_events (0: unbounded); a run that would pass it records none and sets
+ * truncated. */
+struct xdna_trace {
+    struct xdna_trace_event *ev;
+    size_t n, cap;
+    size_t max_events;
+    bool truncated;
 };
 
 /* Add every count of s to sum's (runs of one design or of several). */
@@ -187,6 +231,12 @@ enum vnpu_status xdna_design_build(struct xdna_design *d);
  * VNPU_STATUS_DEVICE for a deadlock or a protocol breach at run time (rules 7, 8; the message says which). */
 enum vnpu_status xdna_design_run(struct xdna_design *d, void *const *ddr, const size_t *ddr_bytes, uint32_t n_ddr,
                                  struct xdna_run_stats *stats);
+
+/* Later runs of d append their timeline's events to t (NULL: none, the default); t outlives those runs. */
+void xdna_design_trace(struct xdna_design *d, struct xdna_trace *t);
+
+/* The name of fifo id of d (as given to xdna_fifo_new), for the trace; "?" for an id d has not. */
+const char *xdna_design_fifo_name(const struct xdna_design *d, int fifo);
 
 /* Bytes of tile (col, row)'s memory the built design uses (rule 3's sum), for reports and tests. */
 size_t xdna_design_tile_bytes(const struct xdna_design *d, struct xdna_tile tile);

@@ -12,6 +12,7 @@
 #include "log.h"
 
 #include <assert.h>
+#include <math.h>
 #include <string.h>
 
 static_assert(XDNA_DTYPE_I64 == 5, "new xdna_dtype: review dtype_names, mmul_shapes and mm_variants");
@@ -257,6 +258,24 @@ static size_t dtype_bytes(enum xdna_dtype d) {
     return 0;
 }
 
+/* A call's cycles on the hardware, as modelled (xdna_call.cycles, xdna-array.h's timeline): the kernel issues
+ * (m/r) (k/s) (n/t) mmuls, at best one a cycle (r s t MACs: the partition tables' peak rates, tests/xdna check they
+ * agree), at its build's occupancy:
+ *  - bf16 and integer kernels, ASSUMPTION 0.8: mlir-aie#2735 measured the whole_array example's kernels alone
+ *    (m = n = k = 64, the same 2 x 2 mmul expansion) at up to ~80 % of r s t a cycle between their trace events on
+ *    XDNA1, i16 and bf16 alike (anchors 3.2); AIE2P's taken as AIE2's (no AIE2P kernel-only figure is published);
+ *  - the BFP16-emulation kernel (AIE2P), ASSUMPTION 0.5: at least arXiv 2511.16041's whole-array BFP16 x BF16 GEMM,
+ *    24.6 TFLOPS = 43 % of 32 tiles x 512 MACs x 2 x 1.76 GHz with its transfers (anchors 3.2), below 0.8 because the
+ *    build converts both bf16 operands to BFP16 blocks on the vector unit before each mmul. */
+#define MM_OCCUPANCY       0.8
+#define MM_BFP16_OCCUPANCY 0.5
+
+static uint64_t mm_cycles(const struct xdna_mm_kernel *kp) {
+    const uint64_t issues =
+        (uint64_t) (kp->m / kp->base.mac_dims[0]) * (kp->k / kp->base.mac_dims[1]) * (kp->n / kp->base.mac_dims[2]);
+    return (uint64_t) ceil((double) issues / (kp->bfp16 ? MM_BFP16_OCCUPANCY : MM_OCCUPANCY));
+}
+
 static struct mm_call mm_call_of(const struct xdna_call *c) {
     const struct xdna_mm_args *args = c->args;
     VNPU_ASSERT(args && args->kernel && c->n_bufs == 3);
@@ -268,6 +287,9 @@ static struct mm_call mm_call_of(const struct xdna_call *c) {
     const uint32_t r = kp->base.mac_dims[0], s = kp->base.mac_dims[1], t = kp->base.mac_dims[2];
     if (c->macs) {
         *c->macs += (uint64_t) kp->m * kp->k * kp->n; /* the whole tile's, padding rows too */
+    }
+    if (c->cycles) {
+        *c->cycles += mm_cycles(kp);
     }
     return (struct mm_call){.kp = kp,
                             .a = c->bufs[0],
@@ -548,9 +570,16 @@ enum vnpu_status xdna_mm_kernel_init(struct xdna_mm_kernel *k_out, enum xdna_arc
     return VNPU_STATUS_OK;
 }
 
+/* Bytes a kernel stores a cycle: one 256-bit store (AM020's AIE-ML summary, "Memory load/store per cycle: 512/256
+ * bits"; AIE2P taken as AIE2, an ASSUMPTION). */
+#define STORE_BYTES_PER_CYCLE 32
+
 static void mm_zero_fn(const struct xdna_call *c) {
     VNPU_ASSERT(c->n_bufs >= 1);
     memset(c->bufs[0], 0, c->buf_bytes[0]);
+    if (c->cycles) {
+        *c->cycles += (c->buf_bytes[0] + STORE_BYTES_PER_CYCLE - 1) / STORE_BYTES_PER_CYCLE;
+    }
 }
 
 const struct xdna_kernel xdna_mm_zero = {.name = "mm_zero", .fn = mm_zero_fn, .stack_bytes = 0, .mac_dims = {1, 1, 1}};

@@ -115,6 +115,13 @@ static void k_copy(const struct xdna_call *c) {
 }
 static const struct xdna_kernel kern_copy = {.name = "copy", .fn = k_copy};
 
+/* A copy that reports 100 cycles a call (the timeline's test). */
+static void k_copy100(const struct xdna_call *c) {
+    memcpy(c->bufs[1], c->bufs[0], c->buf_bytes[1]);
+    *c->cycles += 100;
+}
+static const struct xdna_kernel kern_copy100 = {.name = "copy100", .fn = k_copy100};
+
 /* Reads its one buffer (a consumer's element) into a sink. */
 static volatile int32_t sink;
 static void k_copy_in(const struct xdna_call *c) {
@@ -453,6 +460,72 @@ static struct xdna_design *base(const char *dev, uint32_t c, uint32_t row, uint3
     *in_out = in2;
     *a_out = a;
     return d;
+}
+
+/* The timeline (xdna-array.h, "Time"), worked by hand on the passthrough, NPU1Col1: four elements of 64 int32 (256
+ * bytes: 64 cycles on AIE2's 4-byte stream; 17 at the shim's DDR share of 15 GB/s at 1 GHz, so the stream sets it),
+ * depth 2 everywhere, a kernel of 100 cycles. in2 (shim -> mem) moves e0 [0,64) e1 [64,128); in1 (mem -> compute) e0
+ * [64,128) e1 [128,192); the mem tile's buffer of e0 is free at 128, so in2 e2 [128,192) e3 [192,256). The worker
+ * waits for in1 e0 until 128 and calls at [128,228) [228,328); in1 e2 waits for the compute buffer the worker
+ * releases at 228: [228,292), e3 [328,392) (released at 328). Calls 3 and 4: [328,428) (out1's buffer of e0 sent
+ * at 292) and [428,528). out1 (compute -> mem) sends each element when released: [228,292) [328,392) [428,492)
+ * [528,592), and out2 (mem -> shim) after it: [292,356) [392,456) [492,556) [592,656): the run takes 656 cycles. */
+static void test_timeline(void **state) {
+    (void) state;
+    struct xdna_design *d = passthrough(false, &kern_copy100, 64, 4, true);
+    struct xdna_trace trace = {0};
+    xdna_design_trace(d, &trace);
+    int32_t in[256], out[256];
+    for (int i = 0; i < 256; i++) {
+        in[i] = i;
+    }
+    void *ddr[2] = {in, out};
+    const size_t bytes[2] = {sizeof(in), sizeof(out)};
+    struct xdna_run_stats *st = calloc(1, sizeof(*st));
+    assert_non_null(st);
+    for (int rep = 0; rep < 2; rep++) { /* a second run the same: the times start again from 0 */
+        trace.n = 0;
+        assert_int_equal(xdna_design_run(d, ddr, bytes, 2, st), VNPU_STATUS_OK);
+        assert_memory_equal(out, in, sizeof(in));
+        assert_true(st->cycles == 656.0);
+        assert_true(st->ddr_cycles == 2048.0 / 15.0); /* 1 KiB each way at 15 bytes a cycle */
+        assert_true(st->tiles[0][2].kernel_cycles == 400.0);
+        assert_true(st->tiles[0][2].wait_cycles == 128.0);
+        assert_true(st->tiles[0][0].chan_cycles[1][0] == 256.0); /* the shim's fill, MM2S 0 */
+        assert_true(st->tiles[0][0].chan_cycles[0][0] == 256.0); /* its drain, S2MM 0 */
+        assert_true(st->tiles[0][1].chan_cycles[0][1] == 256.0); /* the mem tile's second S2MM: out1 */
+        /* events: 4 calls, 1 wait, 4 fifos x 4 elements x 2 ends */
+        assert_int_equal(trace.n, 37);
+        int calls = 0, waits = 0;
+        for (size_t i = 0; i < trace.n; i++) {
+            const struct xdna_trace_event *e = &trace.ev[i];
+            if (e->kind == XDNA_TRACE_KERNEL) {
+                static const double t0[4] = {128, 228, 328, 428};
+                assert_string_equal(e->kernel, "copy100");
+                assert_int_equal(e->index, calls);
+                assert_true(e->t0 == t0[calls] && e->t1 == t0[calls] + 100 && e->col == 0 && e->row == 2);
+                calls++;
+            } else if (e->kind == XDNA_TRACE_ACQUIRE) {
+                assert_string_equal(xdna_design_fifo_name(d, e->fifo), "in1");
+                assert_true(e->t0 == 0.0 && e->t1 == 128.0 && e->index == 0);
+                waits++;
+            } else if (!strcmp(xdna_design_fifo_name(d, e->fifo), "out2") && e->kind == XDNA_TRACE_S2MM) {
+                assert_true(e->row == 0 && e->t1 == 356.0 + 100.0 * e->index);
+            }
+        }
+        assert_int_equal(calls, 4);
+        assert_int_equal(waits, 1);
+    }
+    assert_false(trace.truncated);
+    /* a bound on the events: the next run's would pass it, so none of them is kept */
+    trace.max_events = trace.n + 10;
+    assert_int_equal(xdna_design_run(d, ddr, bytes, 2, NULL), VNPU_STATUS_OK);
+    assert_int_equal(trace.n, 37);
+    assert_true(trace.truncated);
+    assert_string_equal(xdna_design_fifo_name(d, 99), "?");
+    free(trace.ev);
+    free(st);
+    xdna_design_free(d);
 }
 
 static void expect_build_error(struct xdna_design *d, const char *msg) {
@@ -1014,6 +1087,7 @@ int main(void) {
         cmocka_unit_test(test_reshape_4d),
         cmocka_unit_test(test_repeat),
         cmocka_unit_test(test_convert_bf16),
+        cmocka_unit_test(test_timeline),
         cmocka_unit_test(test_refuse_dims),
         cmocka_unit_test(test_refuse_tap_fields),
         cmocka_unit_test(test_refuse_transfer_length),

@@ -423,19 +423,24 @@ static void test_bfp16_mmul_example(void **state) {
 #define SENTINEL_SIZE 64
 
 /* A kernel call on blocked a, b, c (c followed by SENTINEL_SIZE sentinel bytes, checked); returns the MACs it
- * added. */
+ * added, and checks the cycles it added: its mmuls, (m/r) (k/s) (n/t) at one a cycle, at its occupancy (0.8, the
+ * BFP16 build's 0.5: xdna-mmul.c). */
 static uint64_t run_kernel(const struct xdna_mm_kernel *kern, const void *a, const void *b, void *c,
                            uint32_t rows_valid) {
     const size_t ib = dtype_bytes(kern->in), ob = dtype_bytes(kern->out);
     const struct xdna_mm_args args = {.kernel = kern, .rows_valid = rows_valid};
-    uint64_t macs = 7;
+    uint64_t macs = 7, cycles = 5;
     struct xdna_call call = {.bufs = {(void *) a, (void *) b, c},
                              .buf_bytes = {(size_t) kern->m * kern->k * ib, (size_t) kern->k * kern->n * ib,
                                            (size_t) kern->m * kern->n * ob},
                              .n_bufs = 3,
                              .args = &args,
-                             .macs = &macs};
+                             .macs = &macs,
+                             .cycles = &cycles};
     kern->base.fn(&call);
+    const uint64_t issues = (uint64_t) (kern->m / kern->base.mac_dims[0]) * (kern->k / kern->base.mac_dims[1]) *
+                            (kern->n / kern->base.mac_dims[2]);
+    assert_true(cycles - 5 == (uint64_t) ceil((double) issues / (kern->bfp16 ? 0.5 : 0.8)));
     const uint8_t *end = (const uint8_t *) c + call.buf_bytes[2];
     for (int i = 0; i < SENTINEL_SIZE; i++) {
         assert_int_equal(end[i], SENTINEL);
@@ -706,11 +711,13 @@ static void test_mm_zero(void **state) {
     uint8_t buf[100 + SENTINEL_SIZE];
     memset(buf, 0x5A, 100);
     memset(buf + 100, SENTINEL, SENTINEL_SIZE);
-    struct xdna_call call = {.bufs = {buf}, .buf_bytes = {100}, .n_bufs = 1};
+    uint64_t cycles = 3;
+    struct xdna_call call = {.bufs = {buf}, .buf_bytes = {100}, .n_bufs = 1, .cycles = &cycles};
     xdna_mm_zero.fn(&call);
     for (int i = 0; i < 100 + SENTINEL_SIZE; i++) {
         assert_int_equal(buf[i], i < 100 ? 0 : SENTINEL);
     }
+    assert_true(cycles == 3 + 4); /* 100 bytes at one 32-byte store a cycle */
     assert_string_equal(xdna_mm_zero.name, "mm_zero");
     assert_true(xdna_mm_zero.mac_dims[0] == 1 && xdna_mm_zero.mac_dims[1] == 1 && xdna_mm_zero.mac_dims[2] == 1);
 }

@@ -1,7 +1,7 @@
 /*
  * The XDNA cost model (src/xdna/xdna-perf.h): its parameter table's invariants (every arch, every partition, against
  * the mmul shapes of xdna-mmul.h), its arithmetic on hand-made statistics (each bound dominating in turn, the fixed
- * cost, the exact formula values, the BFP16 rate, the CPU's rate), and that a real design run twice models the same.
+ * cost, the clock, the CPU's rate), and that a real design run twice models the same, its kernels at their cycles.
  */
 #include "test-common.h"
 #include "xdna-matmul.h"
@@ -23,17 +23,8 @@ static void assert_close(double got, double want) {
     }
 }
 
-/* A bf16 (or BFP16) kernel of the design's tiles for dev's arch. */
-static struct xdna_mm_kernel kernel_of(const struct xdna_device *dev, bool bfp16) {
-    struct xdna_mm_kernel k;
-    assert_int_equal(xdna_mm_kernel_init(&k, dev->arch, XDNA_DTYPE_BF16, XDNA_DTYPE_F32, bfp16, XDNA_MM_TILE_M,
-                                         XDNA_MM_TILE_K, XDNA_MM_TILE_N),
-                     VNPU_STATUS_OK);
-    return k;
-}
-
-/* Every arch row: named as the partitions name it, the anchors' channels and stream widths, sane rates; every
- * partition's MAC rates are its mmul's r s t (one mmul a cycle at peak), BFP16's too. */
+/* Every arch row named as the partitions name it, with sane costs; every partition's MAC rates are its mmul's r s t
+ * (one mmul a cycle at peak: the kernels' cycles, xdna-mmul.c, count on it). */
 static void test_perf_table(void **state) {
     (void) state;
     for (size_t i = 0; i < xdna_n_devices; i++) {
@@ -41,116 +32,82 @@ static void test_perf_table(void **state) {
         const struct xdna_perf_arch *a = xdna_perf_arch_of(d->arch);
         assert_int_equal(a->arch, d->arch);
         assert_string_equal(a->name, d->arch_name);
-        assert_int_equal(a->s2mm_channels[XDNA_TILE_MEM], 6);
-        assert_int_equal(a->mm2s_channels[XDNA_TILE_MEM], 6);
-        for (int t = 0; t < XDNA_TILE_TYPE_COUNT; t++) {
-            assert_true(a->s2mm_channels[t] >= 1 && a->mm2s_channels[t] >= 1);
-        }
-        assert_true(a->kernel_eff > 0.0 && a->kernel_eff <= 1.0);
         assert_true(a->run_us > 0.0 && a->cpu_gbytes_per_s > 0.0);
         uint32_t dims[3];
         assert_true(xdna_mmul_dims(d->arch, XDNA_DTYPE_BF16, false, dims));
         assert_int_equal(dims[0] * dims[1] * dims[2], d->bf16_macs_per_cycle);
         assert_true(xdna_mmul_dims(d->arch, XDNA_DTYPE_I8, false, dims));
         assert_int_equal(dims[0] * dims[1] * dims[2], d->int8_macs_per_cycle);
-        const bool has_bfp16 = xdna_mmul_dims(d->arch, XDNA_DTYPE_BF16, true, dims);
-        assert_int_equal(has_bfp16, a->bfp16_macs_per_cycle > 0);
-        if (has_bfp16) {
-            assert_int_equal(dims[0] * dims[1] * dims[2], a->bfp16_macs_per_cycle);
-            assert_true(a->bfp16_kernel_eff > 0.0 && a->bfp16_kernel_eff <= 1.0);
+        if (xdna_mmul_dims(d->arch, XDNA_DTYPE_BF16, true, dims)) {
+            assert_int_equal(dims[0] * dims[1] * dims[2], 512); /* anchors 3.1: BFP16 8x8x8, 512 MACs a cycle */
         }
     }
-    assert_true(xdna_perf_arch_of(XDNA_ARCH_AIE2)->stream_bytes_per_cycle == 4.0);  /* 32-bit */
-    assert_true(xdna_perf_arch_of(XDNA_ARCH_AIE2P)->stream_bytes_per_cycle == 8.0); /* 64-bit */
-    assert_int_equal(xdna_perf_arch_of(XDNA_ARCH_AIE2P)->bfp16_macs_per_cycle, 512);
     static const char *const names[XDNA_PERF_BOUND_COUNT] = {"compute", "ddr", "stream", "fixed", "cpu"};
     for (int b = 0; b < XDNA_PERF_BOUND_COUNT; b++) {
         assert_string_equal(xdna_perf_bound_name((enum xdna_perf_bound) b), names[b]);
     }
 }
 
-/* Hand-made statistics on NPU2 (1.76 GHz, 60 GB/s, 256 bf16 MACs a cycle), each bound set to 1000 us in turn with
- * the others below it: the time is exactly 1000 us + run_us, the bound and its tile named. */
+/* Hand-made statistics on NPU2 (1.76 GHz): the time is the timeline's cycles at the clock plus run_us, and the bound
+ * is the busiest of the compute tiles' kernels, the column's DDR and the DMA channels, each in turn, named with its
+ * tile. */
 static void test_perf_bounds(void **state) {
     (void) state;
     const struct xdna_device *d = dev_of("NPU2");
     const struct xdna_perf_arch *a = xdna_perf_arch_of(d->arch);
-    const struct xdna_mm_kernel k = kernel_of(d, false);
-    const double cycles_per_us = d->clock_ghz * 1e3;
+    const double f = d->clock_ghz * 1e3; /* cycles a microsecond */
     struct xdna_perf_time m;
     struct xdna_run_stats *s = calloc(1, sizeof(*s));
     assert_non_null(s);
 
-    /* compute: the busiest compute tile (3, 4) 1000 us of MACs, another tile half */
-    s->tiles[3][4].macs = (uint64_t) llround(1000.0 * d->bf16_macs_per_cycle * a->kernel_eff * cycles_per_us);
-    s->tiles[1][2].macs = s->tiles[3][4].macs / 2;
-    xdna_perf_run(d, &k, s, &m);
+    s->cycles = 1200.0 * f; /* 1200 us of timeline */
+    s->tiles[3][4].kernel_cycles = 1000.0 * f;
+    s->tiles[1][2].kernel_cycles = 500.0 * f;
+    s->tiles[3][4].macs = 7;
+    s->tiles[1][2].macs = 5;
+    s->ddr_cycles = 900.0 * f;
+    s->tiles[2][XDNA_ROW_MEM].chan_cycles[0][5] = 800.0 * f;
+    s->ddr_read_bytes = 30;
+    s->ddr_write_bytes = 12;
+    xdna_perf_run(d, s, &m);
     assert_int_equal(m.bound, XDNA_PERF_BOUND_COMPUTE);
+    assert_close(m.timeline_us, 1200.0);
+    assert_close(m.us, 1200.0 + a->run_us);
     assert_close(m.compute_us, 1000.0);
-    assert_close(m.us, 1000.0 + a->run_us);
+    assert_close(m.ddr_us, 900.0);
+    assert_close(m.stream_us, 800.0);
+    assert_close(m.fixed_us, a->run_us);
     assert_int_equal(m.compute_tile.col, 3);
     assert_int_equal(m.compute_tile.row, 4);
-    assert_true(m.macs == s->tiles[3][4].macs + s->tiles[1][2].macs);
-    /* the BFP16 kernel: 512 MACs a cycle at bfp16_kernel_eff */
-    const struct xdna_mm_kernel kb = kernel_of(d, true);
-    xdna_perf_run(d, &kb, s, &m);
-    assert_close(m.compute_us,
-                 1000.0 * d->bf16_macs_per_cycle * a->kernel_eff / (a->bfp16_macs_per_cycle * a->bfp16_kernel_eff));
+    assert_true(m.macs == 12 && m.ddr_bytes == 42);
 
-    /* DDR: 60 MB both ways at 60 GB/s = 1000 us, above the compute bound now at 500 */
-    s->tiles[3][4].macs /= 2;
-    s->ddr_read_bytes = 50000000;
-    s->ddr_write_bytes = 10000000;
-    xdna_perf_run(d, &k, s, &m);
+    s->ddr_cycles = 1100.0 * f;
+    xdna_perf_run(d, s, &m);
     assert_int_equal(m.bound, XDNA_PERF_BOUND_DDR);
-    assert_close(m.ddr_us, 1000.0);
-    assert_close(m.compute_us, 500.0);
-    assert_close(m.us, 1000.0 + a->run_us);
-    assert_true(m.ddr_bytes == 60000000);
+    assert_close(m.us, 1200.0 + a->run_us);
 
-    /* stream: mem tile (2, 1) takes 1000 us over its 6 S2MM channels of 8 bytes a cycle; its MM2S side and a shim
-     * less */
-    s->ddr_read_bytes /= 2;
-    s->ddr_write_bytes /= 2;
-    const double mem_bytes_per_us = a->s2mm_channels[XDNA_TILE_MEM] * a->stream_bytes_per_cycle * cycles_per_us;
-    s->tiles[2][XDNA_ROW_MEM].dma_in_bytes = (uint64_t) llround(1000.0 * mem_bytes_per_us);
-    s->tiles[2][XDNA_ROW_MEM].dma_out_bytes = s->tiles[2][XDNA_ROW_MEM].dma_in_bytes / 3;
-    s->tiles[5][XDNA_ROW_SHIM].dma_out_bytes = (uint64_t) llround(
-        900.0 * a->mm2s_channels[XDNA_TILE_SHIM] * a->stream_bytes_per_cycle * cycles_per_us); /* 900 us */
-    xdna_perf_run(d, &k, s, &m);
+    s->tiles[5][XDNA_ROW_SHIM].chan_cycles[1][1] = 1150.0 * f; /* the shim's second MM2S channel */
+    xdna_perf_run(d, s, &m);
     assert_int_equal(m.bound, XDNA_PERF_BOUND_STREAM);
-    assert_close(m.stream_us, 1000.0);
-    assert_close(m.us, 1000.0 + a->run_us);
-    assert_int_equal(m.stream_tile.col, 2);
-    assert_int_equal(m.stream_tile.row, XDNA_ROW_MEM);
-    /* the shim's MM2S side alone, raised to 1100 us: it sets the bound */
-    s->tiles[5][XDNA_ROW_SHIM].dma_out_bytes = s->tiles[5][XDNA_ROW_SHIM].dma_out_bytes / 9 * 11;
-    xdna_perf_run(d, &k, s, &m);
-    assert_close(m.stream_us, 1100.0);
+    assert_close(m.stream_us, 1150.0);
     assert_int_equal(m.stream_tile.col, 5);
     assert_int_equal(m.stream_tile.row, XDNA_ROW_SHIM);
 
-    /* fixed: a run that does almost nothing costs run_us and says so */
+    /* fixed: a run shorter than its dispatch says so */
     memset(s, 0, sizeof(*s));
-    s->tiles[0][2].macs = 1000;
-    s->ddr_read_bytes = 4096;
-    xdna_perf_run(d, &k, s, &m);
+    s->cycles = 10.0 * f;
+    s->tiles[0][2].kernel_cycles = 10.0 * f;
+    xdna_perf_run(d, s, &m);
     assert_int_equal(m.bound, XDNA_PERF_BOUND_FIXED);
-    assert_close(m.fixed_us, a->run_us);
-    assert_close(m.us, a->run_us + fmax(m.compute_us, fmax(m.ddr_us, m.stream_us)));
+    assert_close(m.us, 10.0 + a->run_us);
     memset(s, 0, sizeof(*s));
-    xdna_perf_run(d, &k, s, &m);
+    xdna_perf_run(d, s, &m);
     assert_close(m.us, a->run_us);
 
-    /* AIE2's narrower stream: a compute tile's 2 S2MM channels of 4 bytes at 1.0 GHz */
-    const struct xdna_device *d1 = dev_of("NPU1");
-    const struct xdna_perf_arch *a1 = xdna_perf_arch_of(d1->arch);
-    const struct xdna_mm_kernel k1 = kernel_of(d1, false);
-    s->tiles[0][3].dma_in_bytes = 8000000; /* 8 MB at 8 GB/s */
-    xdna_perf_run(d1, &k1, s, &m);
-    assert_close(m.stream_us,
-                 8e6 / (a1->s2mm_channels[XDNA_TILE_COMPUTE] * a1->stream_bytes_per_cycle * 1e3 * d1->clock_ghz));
-    assert_close(m.stream_us, 1000.0);
+    /* AIE2's clock, 1.0 GHz */
+    s->cycles = 1e6;
+    xdna_perf_run(dev_of("NPU1"), s, &m);
+    assert_close(m.timeline_us, 1000.0);
     free(s);
 }
 
@@ -164,8 +121,9 @@ static void test_perf_cpu_op(void **state) {
     }
 }
 
-/* A real run of the design (NPU2Col1 and NPU1, a shape of several tiles), twice: the same statistics, the same
- * modelled time, the compute bound the plan's padded MACs on one tile of four. */
+/* A real run of the design (NPU2Col1 and NPU1, a shape of several tiles), twice: the same statistics and modelled
+ * time; the compute bound is one tile's kernel calls (the plan's m-tiles of k-tiles, a zeroing each) at their cycles,
+ * and the timeline is at least every bound. */
 static void test_perf_design_deterministic(void **state) {
     (void) state;
     static const char *const parts[] = {"NPU2Col1", "NPU1"};
@@ -183,16 +141,19 @@ static void test_perf_design_deterministic(void **state) {
         struct xdna_perf_time m[2];
         for (int r = 0; r < 2; r++) {
             assert_int_equal(xdna_matmul_run(mm, a, b, c, &s[r]), VNPU_STATUS_OK);
-            xdna_perf_run(d, &p.kernel, &s[r], &m[r]);
+            xdna_perf_run(d, &s[r], &m[r]);
         }
         assert_memory_equal(&s[0], &s[1], sizeof(s[0]));
         assert_true(m[0].us == m[1].us && m[0].bound == m[1].bound);
         assert_true(m[0].macs == (uint64_t) p.m_pad * p.k_pad * p.n_pad);
-        const double per_tile = (double) p.m_pad * p.k_pad * p.n_pad / (p.n_cols * XDNA_COMPUTE_ROWS);
-        assert_close(m[0].compute_us,
-                     per_tile / (d->bf16_macs_per_cycle * xdna_perf_arch_of(d->arch)->kernel_eff * d->clock_ghz * 1e3));
+        const uint32_t r = p.kernel.base.mac_dims[0], sd = p.kernel.base.mac_dims[1], t = p.kernel.base.mac_dims[2];
+        const double mm_cycles = ceil((p.kernel.m / r) * (p.kernel.k / sd) * (p.kernel.n / t) / 0.8);
+        const double zero_cycles = (double) p.kernel.m * p.kernel.n * 4 / 32;
+        const double tiles = (double) p.mt * p.groups_per_col;
+        assert_close(m[0].compute_us, tiles * (p.kt * mm_cycles + zero_cycles) / (d->clock_ghz * 1e3));
         assert_true(m[0].ddr_bytes == s[0].ddr_read_bytes + s[0].ddr_write_bytes && m[0].ddr_bytes > 0);
-        assert_true(m[0].stream_us > 0.0);
+        assert_true(m[0].timeline_us >= m[0].compute_us && m[0].timeline_us >= m[0].stream_us &&
+                    m[0].timeline_us >= m[0].ddr_us && m[0].stream_us > 0.0);
         free(a);
         free(b);
         free(c);
