@@ -20,122 +20,59 @@
 #include "htp-ops.h"
 
 #include "log.h"
+#include "trace-file.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define HTP_TRACE_HOST_TID 100
 
-/* The trace file, shared by every device of the process (one process track each). */
-static struct {
-    pthread_mutex_t lock;
-    FILE *f;
-    char path[4096];
-    int users;        /* devices writing to it */
-    uint32_t events;  /* events written (separators) */
-    double origin_us; /* the monotonic clock at open: timestamps start near 0 */
-} trace_out = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static double trace_now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec * 1e6 + (double) ts.tv_nsec * 1e-3;
-}
-
-static void trace_sep(void) {
-    fputs(trace_out.events++ ? ",\n" : "\n", trace_out.f);
-}
-
-/* s as the inside of a JSON string. */
-static void trace_str(const char *s) {
-    for (; *s; s++) {
-        const unsigned char c = (unsigned char) *s;
-        if (c == '"' || c == '\\') {
-            fprintf(trace_out.f, "\\%c", c);
-        } else if (c < 0x20) {
-            fprintf(trace_out.f, "\\u%04x", c);
-        } else {
-            fputc(c, trace_out.f);
-        }
-    }
-}
-
 static void trace_meta(const struct htp_device *d, const char *what, int tid, const char *name) {
-    trace_sep();
-    fprintf(trace_out.f, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%u", what, d->index + 1);
-    if (tid >= 0) {
-        fprintf(trace_out.f, ",\"tid\":%d", tid);
-    }
-    fputs(",\"args\":{\"name\":\"", trace_out.f);
-    trace_str(name);
-    fputs("\"}}", trace_out.f);
+    trace_file_meta(d->index + 1, what, tid, name);
 }
 
 enum vnpu_status htp_trace_open(struct htp_device *d, const char *path) {
-    enum vnpu_status st = VNPU_STATUS_OK;
-    pthread_mutex_lock(&trace_out.lock);
-    if (trace_out.f && strcmp(trace_out.path, path) != 0) {
-        vnpu_log_error("%s: cannot trace to %s: this process traces to %s", d->name, path, trace_out.path);
-        st = VNPU_STATUS_BAD_ARG;
-    } else if (!trace_out.f && strlen(path) >= sizeof(trace_out.path)) {
-        vnpu_log_error("%s: trace path too long (%zu bytes)", d->name, strlen(path));
-        st = VNPU_STATUS_BAD_ARG;
-    } else if (!trace_out.f && !(trace_out.f = fopen(path, "w"))) {
-        vnpu_log_error("%s: cannot write the trace %s", d->name, path);
-        st = VNPU_STATUS_IO;
-    } else if (trace_out.users == 0) {
-        snprintf(trace_out.path, sizeof(trace_out.path), "%s", path);
-        trace_out.events = 0;
-        trace_out.origin_us = trace_now_us();
-        fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", trace_out.f);
+    enum vnpu_status st = trace_file_open(d->name, path);
+    if (st != VNPU_STATUS_OK) {
+        return st;
     }
-    if (st == VNPU_STATUS_OK) {
-        char name[64];
-        snprintf(name, sizeof(name), "%s (v%u)", d->name, (unsigned) d->cfg->arch);
-        trace_meta(d, "process_name", -1, name);
-        for (uint32_t t = 0; t < d->n_threads; t++) {
-            snprintf(name, sizeof(name), "NPU worker %u", t);
-            trace_meta(d, "thread_name", (int) t, name);
-        }
-        trace_meta(d, "thread_name", HTP_TRACE_HOST_TID, "host requests");
-        trace_out.users++;
-        d->tracing = true;
+    trace_file_lock();
+    char name[64];
+    snprintf(name, sizeof(name), "%s (v%u)", d->name, (unsigned) d->cfg->arch);
+    trace_meta(d, "process_name", -1, name);
+    for (uint32_t t = 0; t < d->n_threads; t++) {
+        snprintf(name, sizeof(name), "NPU worker %u", t);
+        trace_meta(d, "thread_name", (int) t, name);
     }
-    pthread_mutex_unlock(&trace_out.lock);
-    return st;
+    trace_meta(d, "thread_name", HTP_TRACE_HOST_TID, "host requests");
+    d->tracing = true;
+    trace_file_unlock();
+    return VNPU_STATUS_OK;
 }
 
 void htp_trace_close(struct htp_device *d) {
     if (!d->tracing) {
         return;
     }
-    pthread_mutex_lock(&trace_out.lock);
     d->tracing = false;
-    if (--trace_out.users == 0) {
-        fputs("\n]}\n", trace_out.f);
-        if (fclose(trace_out.f) != 0) {
-            vnpu_log_error("%s: writing the trace %s failed", d->name, trace_out.path);
-        }
-        trace_out.f = NULL;
-    }
-    pthread_mutex_unlock(&trace_out.lock);
+    trace_file_close(d->name);
 }
 
 /* One B or E event. op >= 0 names an op span (args node, op); otherwise args.info. */
 static void trace_event(const struct htp_device *d, char ph, int tid, double ts, const char *name, const char *node,
                         int op, uint32_t info) {
-    trace_sep();
-    fprintf(trace_out.f, "{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f", name, ph, d->index + 1,
-            tid, ts - trace_out.origin_us);
+    FILE *f = trace_file_stream();
+    trace_file_sep();
+    fprintf(f, "{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f", name, ph, d->index + 1, tid,
+            ts - trace_file_origin_us());
     if (ph == 'B' && op >= 0) {
-        fputs(",\"cat\":\"op\",\"args\":{\"node\":\"", trace_out.f);
-        trace_str(node);
-        fprintf(trace_out.f, "\",\"op\":%d}", op);
+        fputs(",\"cat\":\"op\",\"args\":{\"node\":\"", f);
+        trace_file_str(node);
+        fprintf(f, "\",\"op\":%d}", op);
     } else if (ph == 'B') {
-        fprintf(trace_out.f, ",\"cat\":\"npu\",\"args\":{\"info\":%u}", info);
+        fprintf(f, ",\"cat\":\"npu\",\"args\":{\"info\":%u}", info);
     }
-    fputc('}', trace_out.f);
+    fputc('}', f);
 }
 
 static const char *trace_id_name(uint16_t id) {
@@ -259,8 +196,8 @@ void htp_trace_request(struct htp_device *d, const struct htp_req *req, double t
                        const struct vnpu_tensor *const *op_nodes, const struct htp_trace_model *model) {
     char name[48];
     snprintf(name, sizeof(name), "request %u", req->id);
-    static struct trace_clock clock; /* under trace_out.lock: too large for a worker's stack */
-    pthread_mutex_lock(&trace_out.lock);
+    static struct trace_clock clock; /* under the trace file's lock: too large for a worker's stack */
+    trace_file_lock();
     clock.model = model;
     clock.mhz = d->target.clock_mhz ? d->target.clock_mhz : 1000.0;
     clock.t_send = t_send_us;
@@ -269,20 +206,20 @@ void htp_trace_request(struct htp_device *d, const struct htp_req *req, double t
         for (uint32_t i = 0; i < model->n_ops; i++) {
             ops += model->op_us[i];
         }
-        t_send_us = trace_out.origin_us + model->start_us;
+        t_send_us = trace_file_origin_us() + model->start_us;
         t_recv_us = t_send_us + model->request_us + ops;
         clock.t_send = t_send_us + model->request_us / 2;
         trace_clock_model(&clock, req);
     }
-    trace_sep();
-    fprintf(trace_out.f,
+    trace_file_sep();
+    fprintf(trace_file_stream(),
             "{\"name\":\"%s\",\"ph\":\"B\",\"pid\":%u,\"tid\":%d,\"ts\":%.3f,\"cat\":\"host\","
             "\"args\":{\"ops\":%u,\"status\":%u,\"npu_us\":%u}}",
-            name, d->index + 1, HTP_TRACE_HOST_TID, t_send_us - trace_out.origin_us, req->n_ops, req->rsp.status,
+            name, d->index + 1, HTP_TRACE_HOST_TID, t_send_us - trace_file_origin_us(), req->n_ops, req->rsp.status,
             req->rsp.usecs);
     trace_event(d, 'E', HTP_TRACE_HOST_TID, t_recv_us, name, NULL, -1, 0);
     for (uint32_t t = 0; t < d->n_threads && t < HTP_MAX_NTHREADS; t++) {
         trace_thread(d, req, t, &clock, op_nodes);
     }
-    pthread_mutex_unlock(&trace_out.lock);
+    trace_file_unlock();
 }
