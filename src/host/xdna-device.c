@@ -7,6 +7,7 @@
 #include "log.h"
 #include "perf-model.h"
 #include "xdna-matmul.h"
+#include "xdna-trace-export.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -21,7 +22,7 @@ struct packed_weight {
     size_t nb1;
     enum vnpu_type type;
     uint32_t K, N;
-    vnpu_bf16_t *b;
+    void *b;
 };
 
 struct xdna_dev {
@@ -34,10 +35,11 @@ struct xdna_dev {
     size_t n_weights, cap_weights;
     float *a, *c, *row; /* staging: A and C in DDR, one dequantized src0 row */
     size_t a_elems, c_elems, row_elems;
-    vnpu_bf16_t *b; /* a src0 that is not a weight, packed for one call */
-    size_t b_elems;
+    uint8_t *b; /* a src0 that is not a weight, packed for one call */
+    size_t b_bytes;
     struct vnpu_xdna_totals totals;
-    struct xdna_dev *next_open; /* the open devices' list (vnpu_xdna_totals_read) */
+    struct xdna_trace_export *trace; /* the Perfetto trace (vnpu_xdna_device_trace), NULL */
+    struct xdna_dev *next_open;      /* the open devices' list (vnpu_xdna_totals_read) */
 };
 
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -63,11 +65,17 @@ static const char *xdna_get_name(struct vnpu_device *dev) {
     return x->part->name;
 }
 
-/* The src0 types the device takes: the GGUF weight types and bf16 (every one dequantized to bf16). */
+/* The src0 types the device takes: the issue's GGUF weight types and bf16 (Q4_0 and Q8_0 stream as their blocks, the
+ * others dequantized to bf16 by the host: b_type_of). */
 static const bool weight_types[VNPU_TYPE_COUNT] = {
     [VNPU_TYPE_F32] = true,  [VNPU_TYPE_F16] = true,  [VNPU_TYPE_BF16] = true,
     [VNPU_TYPE_Q4_0] = true, [VNPU_TYPE_Q8_0] = true, [VNPU_TYPE_Q4_K] = true,
 };
+
+/* How src0 of type streams through the design (xdna_matmul_plan_init's b_type). */
+static enum vnpu_type b_type_of(enum vnpu_type type) {
+    return type == VNPU_TYPE_Q4_0 || type == VNPU_TYPE_Q8_0 ? type : VNPU_TYPE_BF16;
+}
 
 /* MUL_MAT: src0 a supported type with dense rows, src1 and dst F32 with dense rows, GGML's broadcast of src0 over
  * dims 2 and 3, a shape the design takes (xdna_matmul_fits: its dimensions, its runtime sequence's length). */
@@ -81,7 +89,8 @@ static bool xdna_supports_op(struct vnpu_device *dev, const struct vnpu_tensor *
            x->nb[0] == sizeof(float) && op->type == VNPU_TYPE_F32 && op->nb[0] == sizeof(float) &&
            x->ne[2] % w->ne[2] == 0 && x->ne[3] % w->ne[3] == 0 && w->ne[0] <= XDNA_MM_MAX_DIM &&
            w->ne[1] <= XDNA_MM_MAX_DIM && x->ne[1] <= XDNA_MM_MAX_DIM &&
-           xdna_matmul_fits(xd->part, xd->bfp16, (uint32_t) x->ne[1], (uint32_t) w->ne[0], (uint32_t) w->ne[1]);
+           xdna_matmul_fits(xd->part, xd->bfp16, b_type_of(w->type), (uint32_t) x->ne[1], (uint32_t) w->ne[0],
+                            (uint32_t) w->ne[1]);
 }
 
 /* Grow *buf to hold n elements of size bytes. */
@@ -99,18 +108,19 @@ static enum vnpu_status grow(void **buf, size_t *have, size_t n, size_t size, co
     return VNPU_STATUS_OK;
 }
 
-/* The built design of M x K x N, from the cache or built now (evicting the least recently used). */
-static enum vnpu_status design_get(struct xdna_dev *x, uint32_t M, uint32_t K, uint32_t N, struct xdna_matmul **out) {
+/* The built design of M x K x N with B as b_type, from the cache or built now (evicting the least recently used). */
+static enum vnpu_status design_get(struct xdna_dev *x, enum vnpu_type b_type, uint32_t M, uint32_t K, uint32_t N,
+                                  struct xdna_matmul **out) {
     int i = 0;
     for (; i < N_DESIGNS && x->designs[i]; i++) {
         const struct xdna_matmul_plan *p = xdna_matmul_plan_of(x->designs[i]);
-        if (p->M == M && p->K == K && p->N == N) {
+        if (p->b_type == b_type && p->M == M && p->K == K && p->N == N) {
             break;
         }
     }
     if (i == N_DESIGNS || !x->designs[i]) {
         struct xdna_matmul_plan plan;
-        enum vnpu_status st = xdna_matmul_plan_init(&plan, x->part, x->bfp16, M, K, N);
+        enum vnpu_status st = xdna_matmul_plan_init(&plan, x->part, x->bfp16, b_type, M, K, N);
         struct xdna_matmul *mm = NULL;
         if (st != VNPU_STATUS_OK || (st = xdna_matmul_new(&plan, x->strict, &mm)) != VNPU_STATUS_OK) {
             return st;
@@ -126,14 +136,21 @@ static enum vnpu_status design_get(struct xdna_dev *x, uint32_t M, uint32_t K, u
     return VNPU_STATUS_OK;
 }
 
-/* src0's matrix at data (rows nb1 apart) packed into b, every row dequantized to f32 and rounded to bf16. */
+/* src0's matrix at data (rows nb1 apart) packed into b: its blocks as they are, or every row dequantized to f32 and
+ * rounded to bf16. */
 static enum vnpu_status pack_b(struct xdna_dev *x, const struct xdna_matmul_plan *p, enum vnpu_type type,
-                               const char *data, size_t nb1, vnpu_bf16_t *b) {
+                               const char *data, size_t nb1, void *b) {
+    xdna_matmul_b_clear(p, b);
+    if (p->b_type != VNPU_TYPE_BF16) {
+        for (uint32_t o = 0; o < p->N; o++) {
+            xdna_matmul_pack_b_blocks(p, o, data + (size_t) o * nb1, b);
+        }
+        return VNPU_STATUS_OK;
+    }
     enum vnpu_status st = grow((void **) &x->row, &x->row_elems, p->K, sizeof(float), "a dequantized row");
     if (st != VNPU_STATUS_OK) {
         return st;
     }
-    memset(b, 0, xdna_matmul_b_elems(p) * sizeof(*b));
     const vnpu_to_f32_fn to_f32 = vnpu_type_traits_get(type)->to_f32;
     for (uint32_t o = 0; o < p->N; o++) {
         to_f32(data + (size_t) o * nb1, x->row, p->K);
@@ -144,7 +161,7 @@ static enum vnpu_status pack_b(struct xdna_dev *x, const struct xdna_matmul_plan
 
 /* The packed B of weight matrix data: from the device's weights, packed on first use. */
 static enum vnpu_status weight_get(struct xdna_dev *x, const struct xdna_matmul_plan *p, enum vnpu_type type,
-                                   const char *data, size_t nb1, const vnpu_bf16_t **out) {
+                                   const char *data, size_t nb1, const void **out) {
     for (size_t i = 0; i < x->n_weights; i++) {
         const struct packed_weight *w = &x->weights[i];
         if (w->data == data && w->nb1 == nb1 && w->type == type && w->K == p->K && w->N == p->N) {
@@ -154,9 +171,9 @@ static enum vnpu_status weight_get(struct xdna_dev *x, const struct xdna_matmul_
     }
     enum vnpu_status st =
         grow((void **) &x->weights, &x->cap_weights, x->n_weights + 1, sizeof(*x->weights), "the weight list");
-    vnpu_bf16_t *b = st == VNPU_STATUS_OK ? malloc(xdna_matmul_b_elems(p) * sizeof(*b)) : NULL;
+    void *b = st == VNPU_STATUS_OK ? malloc(xdna_matmul_b_bytes(p)) : NULL;
     if (st == VNPU_STATUS_OK && !b) {
-        vnpu_log_error("xdna: cannot allocate %zu bytes of packed weights", xdna_matmul_b_elems(p) * sizeof(*b));
+        vnpu_log_error("xdna: cannot allocate %zu bytes of packed weights", xdna_matmul_b_bytes(p));
         st = VNPU_STATUS_NO_MEMORY;
     }
     if (st == VNPU_STATUS_OK && (st = pack_b(x, p, type, data, nb1, b)) == VNPU_STATUS_OK) {
@@ -219,15 +236,17 @@ static void totals_observe_cpu(void *arg, struct vnpu_device *const *devs, int n
             perf_cpu_op_name(nodes[i], op.op, sizeof(op.op));
             op.us = op.bound_us[XDNA_PERF_BOUND_CPU] = xdna_perf_cpu_op(x->part, op.ddr_bytes);
             totals_price(&x->totals, &op);
+            if (x->trace) {
+                xdna_trace_export_cpu(x->trace, op.op, nodes[i]->name, op.us);
+            }
         }
     }
 }
 
-/* One design run of node dst (first: the node's first) added to t: its statistics and its modelled time on part. */
-static void totals_add(struct vnpu_xdna_totals *t, const struct xdna_run_stats *s, const struct xdna_device *part,
+/* One design run of node dst (first: the node's first) added to t: its statistics and its modelled time m. */
+static void totals_add(struct vnpu_xdna_totals *t, const struct xdna_run_stats *s, const struct xdna_perf_time *mp,
                        const struct vnpu_tensor *dst, bool first) {
-    struct xdna_perf_time m;
-    xdna_perf_run(part, s, &m);
+    const struct xdna_perf_time m = *mp;
     struct vnpu_xdna_perf_row run = {.count = first, .runs = 1, .us = m.us, .macs = m.macs, .ddr_bytes = m.ddr_bytes};
     snprintf(run.op, sizeof(run.op), "%s", perf_node_is_output(dst) ? "MUL_MAT output" : "MUL_MAT");
     run.bound_us[m.bound] = m.us;
@@ -242,7 +261,7 @@ static enum vnpu_status xdna_mul_mat(struct xdna_dev *x, struct vnpu_tensor *dst
     const struct vnpu_tensor *w = dst->src[0], *act = dst->src[1];
     const uint32_t M = (uint32_t) act->ne[1], K = (uint32_t) w->ne[0], N = (uint32_t) w->ne[1];
     struct xdna_matmul *mm;
-    enum vnpu_status st = design_get(x, M, K, N, &mm);
+    enum vnpu_status st = design_get(x, b_type_of(w->type), M, K, N, &mm);
     const struct xdna_matmul_plan *p = st == VNPU_STATUS_OK ? xdna_matmul_plan_of(mm) : NULL;
     if (st != VNPU_STATUS_OK ||
         (st = grow((void **) &x->a, &x->a_elems, (size_t) p->m_pad * p->k_pad, sizeof(float), "staged A")) !=
@@ -252,8 +271,7 @@ static enum vnpu_status xdna_mul_mat(struct xdna_dev *x, struct vnpu_tensor *dst
         return st;
     }
     const bool weight = (w->flags & VNPU_TENSOR_FLAG_WEIGHT) != 0;
-    if (!weight && (st = grow((void **) &x->b, &x->b_elems, xdna_matmul_b_elems(p), sizeof(vnpu_bf16_t), "packed B")) !=
-                       VNPU_STATUS_OK) {
+    if (!weight && (st = grow((void **) &x->b, &x->b_bytes, xdna_matmul_b_bytes(p), 1, "packed B")) != VNPU_STATUS_OK) {
         return st;
     }
     memset(x->a, 0, (size_t) p->m_pad * p->k_pad * sizeof(float));
@@ -262,7 +280,7 @@ static enum vnpu_status xdna_mul_mat(struct xdna_dev *x, struct vnpu_tensor *dst
     for (int64_t i13 = 0; i13 < act->ne[3]; i13++) {
         for (int64_t i12 = 0; i12 < act->ne[2]; i12++) {
             const char *wdata = (const char *) w->data + (i12 / r2) * w->nb[2] + (i13 / r3) * w->nb[3];
-            const vnpu_bf16_t *b = x->b;
+            const void *b = x->b;
             if (weight) {
                 st = weight_get(x, p, w->type, wdata, w->nb[1], &b);
             } else if (wdata != packed) {
@@ -278,10 +296,16 @@ static enum vnpu_status xdna_mul_mat(struct xdna_dev *x, struct vnpu_tensor *dst
                        K * sizeof(float));
             }
             struct xdna_run_stats stats;
+            xdna_matmul_trace(mm, x->trace ? xdna_trace_export_events(x->trace) : NULL);
             if ((st = xdna_matmul_run(mm, x->a, b, x->c, &stats)) != VNPU_STATUS_OK) {
                 return st;
             }
-            totals_add(&x->totals, &stats, x->part, dst, i12 == 0 && i13 == 0);
+            struct xdna_perf_time m;
+            xdna_perf_run(x->part, &stats, &m);
+            totals_add(&x->totals, &stats, &m, dst, i12 == 0 && i13 == 0);
+            if (x->trace) {
+                xdna_trace_export_run(x->trace, dst->name, &m);
+            }
             for (uint32_t i1 = 0; i1 < M; i1++) {
                 memcpy((char *) dst->data + i1 * dst->nb[1] + i12 * dst->nb[2] + i13 * dst->nb[3],
                        x->c + (size_t) i1 * p->n_pad, N * sizeof(float));
@@ -344,6 +368,10 @@ static void xdna_free(struct vnpu_device *dev) {
     pthread_mutex_unlock(&open_lock);
     for (int i = 0; i < N_DESIGNS; i++) {
         xdna_matmul_free(x->designs[i]);
+    }
+    if (x->trace) {
+        xdna_trace_export_close(x->trace);
+        free(x->trace);
     }
     for (size_t i = 0; i < x->n_weights; i++) {
         free(x->weights[i].b);
@@ -424,6 +452,25 @@ void vnpu_xdna_device_totals(struct vnpu_device *dev, struct vnpu_xdna_totals *o
     if (reset) {
         memset(&x->totals, 0, sizeof(x->totals));
     }
+}
+
+enum vnpu_status vnpu_xdna_device_trace(struct vnpu_device *dev, const char *path) {
+    struct xdna_dev *x = dev->ctx;
+    if (x->trace) {
+        return VNPU_STATUS_OK;
+    }
+    struct xdna_trace_export *t = malloc(sizeof(*t));
+    if (!t) {
+        vnpu_log_error("%s: cannot allocate the trace's state", x->part->name);
+        return VNPU_STATUS_NO_MEMORY;
+    }
+    const enum vnpu_status st = xdna_trace_export_open(t, x->part, path);
+    if (st != VNPU_STATUS_OK) {
+        free(t);
+        return st;
+    }
+    x->trace = t;
+    return VNPU_STATUS_OK;
 }
 
 const struct xdna_device *vnpu_xdna_device_partition(struct vnpu_device *dev) {

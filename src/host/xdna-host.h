@@ -65,6 +65,11 @@ void vnpu_xdna_device_totals(struct vnpu_device *dev, struct vnpu_xdna_totals *o
  * partition of the first device with a row, NULL when none has one. */
 const struct xdna_device *vnpu_xdna_totals_read(struct vnpu_xdna_totals *out, bool reset);
 
+/* Trace XDNA device dev into the process's trace file at path (src/host/xdna-trace-export.h: its runs and the CPU's
+ * ops on the modelled timeline, the array's tiles and DMA channels inside each run); again: nothing. The errors of
+ * trace_file_open, VNPU_STATUS_NO_MEMORY. */
+enum vnpu_status vnpu_xdna_device_trace(struct vnpu_device *dev, const char *path);
+
 /* The partition XDNA device dev runs on (xdna-arch.h's row). */
 const struct xdna_device *vnpu_xdna_device_partition(struct vnpu_device *dev);
 

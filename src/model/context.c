@@ -4,6 +4,7 @@
 #include "fp16.h"
 #include "graph-alloc.h"
 #include "htp-host.h"
+#include "xdna-host.h"
 #include "log.h"
 
 #include <math.h>
@@ -101,6 +102,8 @@ enum vnpu_status vnpu_context_new(struct vnpu_model *model, const struct vnpu_co
     for (int d = 0; st == VNPU_STATUS_OK && c->params.trace_path && d < c->n_devs; d++) {
         if (vnpu_htp_device_is(c->devs[d])) {
             st = vnpu_htp_device_trace(c->devs[d], c->params.trace_path);
+        } else if (vnpu_xdna_device_is(c->devs[d])) {
+            st = vnpu_xdna_device_trace(c->devs[d], c->params.trace_path);
         }
     }
     struct vnpu_buffer_type *bt = st == VNPU_STATUS_OK ? vnpu_device_buffer_type(c->devs[0]) : NULL;

@@ -321,6 +321,7 @@ static void chan_event(struct xdna_design *d, struct run_ctx *rc, const struct f
     }
     trace_add(rc, &(struct xdna_trace_event){.t0 = t0,
                                              .t1 = t1,
+                                             .name = f->name,
                                              .index = (uint32_t) n,
                                              .fifo = (int16_t) (f - d->fifos),
                                              .col = s->tile.col,
@@ -484,6 +485,7 @@ static bool worker_step(struct xdna_design *d, struct run_ctx *rc, struct worker
                     }
                     trace_add(rc, &(struct xdna_trace_event){.t0 = t0,
                                                              .t1 = w->t,
+                                                             .name = d->fifos[op->fifo].name,
                                                              .index = (uint32_t) s->acq,
                                                              .fifo = (int16_t) op->fifo,
                                                              .col = w->tile.col,
@@ -545,7 +547,7 @@ static bool worker_step(struct xdna_design *d, struct run_ctx *rc, struct worker
                 }
                 trace_add(rc, &(struct xdna_trace_event){.t0 = t0,
                                                          .t1 = w->t,
-                                                         .kernel = op->kernel->name ? op->kernel->name : "?",
+                                                         .name = op->kernel->name ? op->kernel->name : "?",
                                                          .index = (uint32_t) w->calls++,
                                                          .fifo = -1,
                                                          .col = w->tile.col,

@@ -1160,10 +1160,6 @@ void xdna_design_trace(struct xdna_design *d, struct xdna_trace *t) {
     d->trace = t;
 }
 
-const char *xdna_design_fifo_name(const struct xdna_design *d, int fifo) {
-    return fifo >= 0 && (uint32_t) fifo < d->n_fifos ? d->fifos[fifo].name : "?";
-}
-
 size_t xdna_design_tile_bytes(const struct xdna_design *d, struct xdna_tile tile) {
     if (!d->built || tile.col >= XDNA_MAX_COLS || tile.row >= XDNA_ROWS) {
         return 0;

@@ -147,8 +147,8 @@ enum xdna_trace_kind {
     XDNA_TRACE_S2MM,    /* element index of fifo arriving on S2MM channel chan */
 };
 struct xdna_trace_event {
-    double t0, t1; /* array cycles from the run's start */
-    const char *kernel;
+    double t0, t1;    /* array cycles from the run's start */
+    const char *name; /* the kernel's, or the fifo's (the design's strings: valid while it lives) */
     uint32_t index; /* the element's number in its fifo, or the call's on its tile (from 0) */
     int16_t fifo;   /* -1 for a kernel call */
     uint8_t col, row, chan;
@@ -234,9 +234,6 @@ enum vnpu_status xdna_design_run(struct xdna_design *d, void *const *ddr, const 
 
 /* Later runs of d append their timeline's events to t (NULL: none, the default); t outlives those runs. */
 void xdna_design_trace(struct xdna_design *d, struct xdna_trace *t);
-
-/* The name of fifo id of d (as given to xdna_fifo_new), for the trace; "?" for an id d has not. */
-const char *xdna_design_fifo_name(const struct xdna_design *d, int fifo);
 
 /* Bytes of tile (col, row)'s memory the built design uses (rule 3's sum), for reports and tests. */
 size_t xdna_design_tile_bytes(const struct xdna_design *d, struct xdna_tile tile);

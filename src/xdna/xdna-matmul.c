@@ -2,7 +2,9 @@
 #include "xdna-matmul.h"
 
 #include "log.h"
+#include "quants.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +25,21 @@ static uint32_t round_up(uint32_t x, uint32_t to) {
 }
 
 /* The plan of an M x K x N matmul (xdna_matmul_plan_init), its refusals logged when log. */
-static enum vnpu_status plan_make(struct xdna_matmul_plan *p, const struct xdna_device *dev, bool bfp16, uint32_t M,
-                                  uint32_t K, uint32_t N, bool log) {
+static enum vnpu_status plan_make(struct xdna_matmul_plan *p, const struct xdna_device *dev, bool bfp16,
+                                  enum vnpu_type b_type, uint32_t M, uint32_t K, uint32_t N, bool log) {
     if (M == 0 || K == 0 || N == 0 || M > XDNA_MM_MAX_DIM || K > XDNA_MM_MAX_DIM || N > XDNA_MM_MAX_DIM) {
         if (log) {
             vnpu_log_error("%s: matmul %u x %u x %u: each dimension must be 1..%u", dev->name, M, K, N,
                            XDNA_MM_MAX_DIM);
+        }
+        return VNPU_STATUS_BAD_ARG;
+    }
+    const bool blocks = b_type == VNPU_TYPE_Q4_0 || b_type == VNPU_TYPE_Q8_0;
+    if ((!blocks && b_type != VNPU_TYPE_BF16) || (blocks && K % XDNA_MM_BLOCK != 0)) {
+        if (log) {
+            vnpu_log_error("%s: matmul %u x %u x %u with B in %s: B is bf16, or q4_0 / q8_0 blocks along a K of whole "
+                           "blocks",
+                           dev->name, M, K, N, vnpu_type_traits_get(b_type)->name);
         }
         return VNPU_STATUS_BAD_ARG;
     }
@@ -40,7 +51,9 @@ static enum vnpu_status plan_make(struct xdna_matmul_plan *p, const struct xdna_
         return VNPU_STATUS_BAD_ARG;
     }
     const uint32_t m = M >= XDNA_MM_TILE_M ? XDNA_MM_TILE_M : round_up(M, 2 * dims[0]);
-    *p = (struct xdna_matmul_plan){.dev = dev, .M = M, .K = K, .N = N};
+    *p = (struct xdna_matmul_plan){.dev = dev, .b_type = b_type, .M = M, .K = K, .N = N};
+    p->b_tile_bytes = blocks ? (size_t) XDNA_MM_TILE_K / XDNA_MM_BLOCK * XDNA_MM_TILE_N * vnpu_type_traits_get(b_type)->size
+                             : (size_t) XDNA_MM_TILE_K * XDNA_MM_TILE_N * sizeof(vnpu_bf16_t);
     const uint32_t group = WORKERS_PER_COL * XDNA_MM_TILE_N;
     const uint32_t groups = (N + group - 1) / group;
     p->n_cols = groups < dev->n_cols ? groups : dev->n_cols;
@@ -64,33 +77,73 @@ static enum vnpu_status plan_make(struct xdna_matmul_plan *p, const struct xdna_
     if (!log) {
         return VNPU_STATUS_OK;
     }
+    if (blocks) {
+        return xdna_mm_kernel_init_blocks(&p->kernel, dev->arch, bfp16, b_type, m, XDNA_MM_TILE_K, XDNA_MM_TILE_N);
+    }
     return xdna_mm_kernel_init(&p->kernel, dev->arch, XDNA_DTYPE_BF16, XDNA_DTYPE_F32, bfp16, m, XDNA_MM_TILE_K,
                                XDNA_MM_TILE_N);
 }
 
 enum vnpu_status xdna_matmul_plan_init(struct xdna_matmul_plan *p, const struct xdna_device *dev, bool bfp16,
-                                       uint32_t M, uint32_t K, uint32_t N) {
-    return plan_make(p, dev, bfp16, M, K, N, true);
+                                       enum vnpu_type b_type, uint32_t M, uint32_t K, uint32_t N) {
+    return plan_make(p, dev, bfp16, b_type, M, K, N, true);
 }
 
-bool xdna_matmul_fits(const struct xdna_device *dev, bool bfp16, uint32_t M, uint32_t K, uint32_t N) {
+bool xdna_matmul_fits(const struct xdna_device *dev, bool bfp16, enum vnpu_type b_type, uint32_t M, uint32_t K,
+                      uint32_t N) {
     struct xdna_matmul_plan p;
-    return plan_make(&p, dev, bfp16, M, K, N, false) == VNPU_STATUS_OK;
+    return plan_make(&p, dev, bfp16, b_type, M, K, N, false) == VNPU_STATUS_OK;
 }
 
-size_t xdna_matmul_b_elems(const struct xdna_matmul_plan *p) {
-    return (size_t) p->k_pad * p->n_pad;
+size_t xdna_matmul_b_bytes(const struct xdna_matmul_plan *p) {
+    return (size_t) p->kt * (p->n_pad / XDNA_MM_TILE_N) * p->b_tile_bytes;
 }
 
-/* Packed B: for each group g, for each k-tile, the four workers' k x n tiles in turn, each blocked s x t (the
+/* A block of weights that dequantizes to +0 (scale 0; Q4_0's nibbles 8, so that (q - 8) d is 0 x 0, not -8 x 0). */
+static void zero_block(enum vnpu_type type, uint8_t *blk) {
+    memset(blk, 0, vnpu_type_traits_get(type)->size);
+    if (type == VNPU_TYPE_Q4_0) {
+        memset(blk + offsetof(block_q4_0, qs), 0x88, sizeof(((block_q4_0 *) NULL)->qs));
+    }
+}
+
+void xdna_matmul_b_clear(const struct xdna_matmul_plan *p, void *b) {
+    const size_t bytes = xdna_matmul_b_bytes(p);
+    if (p->b_type == VNPU_TYPE_BF16) {
+        memset(b, 0, bytes); /* bf16 +0 */
+        return;
+    }
+    const size_t bs = vnpu_type_traits_get(p->b_type)->size;
+    zero_block(p->b_type, b);
+    for (size_t off = bs; off < bytes; off += bs) {
+        memcpy((uint8_t *) b + off, b, bs);
+    }
+}
+
+/* The tile of packed B that holds output column o at k-tile kt: group g, then k-tile, then the worker's part. */
+static size_t b_tile_of(const struct xdna_matmul_plan *p, uint32_t o, uint32_t kt) {
+    const uint32_t n = XDNA_MM_TILE_N, g = o / (WORKERS_PER_COL * n), wk = o / n % WORKERS_PER_COL;
+    return (((size_t) g * p->kt + kt) * WORKERS_PER_COL + wk) * p->b_tile_bytes;
+}
+
+void xdna_matmul_pack_b_blocks(const struct xdna_matmul_plan *p, uint32_t o, const void *row, void *b) {
+    const size_t bs = vnpu_type_traits_get(p->b_type)->size;
+    const uint32_t per_tile = XDNA_MM_TILE_K / XDNA_MM_BLOCK, j = o % XDNA_MM_TILE_N;
+    for (uint32_t q = 0; q < p->K / XDNA_MM_BLOCK; q++) {
+        uint8_t *dst = (uint8_t *) b + b_tile_of(p, o, q / per_tile) + ((size_t) j * per_tile + q % per_tile) * bs;
+        memcpy(dst, (const uint8_t *) row + (size_t) q * bs, bs);
+    }
+}
+
+/* Packed bf16 B: for each group g, for each k-tile, the four workers' k x n tiles in turn, each blocked s x t (the
  * kernel's layout, xdna-mmul.h): the order in which the shim reads it, so that its fill is one plain run a k-tile. */
-void xdna_matmul_pack_b_row(const struct xdna_matmul_plan *p, uint32_t o, const float *w, vnpu_bf16_t *b) {
+void xdna_matmul_pack_b_row(const struct xdna_matmul_plan *p, uint32_t o, const float *w, void *b) {
     const uint32_t k = XDNA_MM_TILE_K, n = XDNA_MM_TILE_N, s = p->kernel.base.mac_dims[1],
                    t = p->kernel.base.mac_dims[2];
-    const uint32_t g = o / (WORKERS_PER_COL * n), wk = o / n % WORKERS_PER_COL, j = o % n;
+    const uint32_t j = o % n;
     const size_t in_block = (size_t) (j / t) * s * t + j % t; /* column j's place in a row of s x t blocks */
     for (uint32_t kt = 0, kk = 0; kt < p->kt && kk < p->K; kt++) {
-        vnpu_bf16_t *tile = b + (((size_t) g * p->kt + kt) * WORKERS_PER_COL + wk) * k * n + in_block;
+        vnpu_bf16_t *tile = (vnpu_bf16_t *) ((uint8_t *) b + b_tile_of(p, o, kt)) + in_block;
         for (uint32_t kb = 0; kb < k / s && kk < p->K; kb++) {
             vnpu_bf16_t *blk = tile + (size_t) kb * (n / t) * s * t;
             for (uint32_t q = 0; q < s && kk < p->K; q++, kk++) {
@@ -130,13 +183,15 @@ static void build_col_fifos(struct xdna_design *d, const struct xdna_matmul_plan
         tap4((const uint32_t[4]){m / r, k / s, r, s}, (const int64_t[4]){(int64_t) r * k, s, k, 1});
     xdna_fifo_dims_to_stream(d, f->a_l1, &a_block);
     xdna_link_new(d, mem, &f->a_l2, 1, &f->a_l1, 1, (const uint32_t[1]){0});
+    /* B: bf16 elements, or its blocks as 32-bit words */
+    const uint32_t b_eb = p->b_type == VNPU_TYPE_BF16 ? 2 : 4, b_elems = (uint32_t) (p->b_tile_bytes / b_eb);
     snprintf(name, sizeof(name), "B_l2_%u", c);
-    f->b_l2 = xdna_fifo_new(d, name, shim, &mem, 1, DEPTH, WORKERS_PER_COL * k * n, 2);
+    f->b_l2 = xdna_fifo_new(d, name, shim, &mem, 1, DEPTH, WORKERS_PER_COL * b_elems, b_eb);
     uint32_t offsets[WORKERS_PER_COL];
     for (uint32_t w = 0; w < WORKERS_PER_COL; w++) {
         snprintf(name, sizeof(name), "B_l1_%u_%u", c, w);
-        f->b_l1[w] = xdna_fifo_new(d, name, mem, &cores[w], 1, DEPTH, k * n, 2);
-        offsets[w] = w * k * n;
+        f->b_l1[w] = xdna_fifo_new(d, name, mem, &cores[w], 1, DEPTH, b_elems, b_eb);
+        offsets[w] = w * b_elems;
     }
     xdna_link_new(d, mem, &f->b_l2, 1, f->b_l1, WORKERS_PER_COL, offsets);
     /* C, (n/t) columns of (m/r) blocks of r x t (xdna-mmul.h), streamed out row-major by the compute tile's DMA: row
@@ -193,6 +248,12 @@ static void build_workers(struct xdna_design *d, const struct xdna_matmul_plan *
 static void build_runtime(struct xdna_design *d, const struct xdna_matmul_plan *p, uint32_t c,
                           const struct col_fifos *f) {
     const uint32_t m = p->kernel.m, k = p->kernel.k, n = p->kernel.n;
+    /* B's k-tile, four tiles of b_elems: as b_rows rows a tile, each at most a BD dimension's size */
+    const uint32_t b_eb = p->b_type == VNPU_TYPE_BF16 ? 2 : 4, b_elems = (uint32_t) (p->b_tile_bytes / b_eb);
+    uint32_t b_rows = 1;
+    while (b_elems % b_rows != 0 || b_elems / b_rows > XDNA_BD_MAX_WRAP) {
+        b_rows++;
+    }
     for (uint32_t gi = 0; gi < p->groups_per_col; gi++) {
         const uint64_t g = (uint64_t) gi * p->n_cols + c;
         for (uint32_t mt = 0; mt < p->mt; mt++) {
@@ -204,9 +265,9 @@ static void build_runtime(struct xdna_design *d, const struct xdna_matmul_plan *
                                            .offset = (uint64_t) mt * m * p->k_pad + (uint64_t) kt * k};
                 xdna_runtime_fill(d, f->a_l2, DDR_A, &a, true);
                 const struct xdna_tap b = {.n_dims = 3,
-                                           .sizes = {run, WORKERS_PER_COL * k, n},
-                                           .strides = {(int64_t) WORKERS_PER_COL * k * n, n, 1},
-                                           .offset = (g * p->kt + kt) * WORKERS_PER_COL * k * n};
+                                           .sizes = {run, WORKERS_PER_COL * b_rows, b_elems / b_rows},
+                                           .strides = {(int64_t) WORKERS_PER_COL * b_elems, b_elems / b_rows, 1},
+                                           .offset = (g * p->kt + kt) * WORKERS_PER_COL * b_elems};
                 xdna_runtime_fill(d, f->b_l2, DDR_B, &b, false);
             }
             /* the joined tiles, worker after worker, each m rows of n into C's rows */
@@ -258,12 +319,15 @@ const struct xdna_matmul_plan *xdna_matmul_plan_of(const struct xdna_matmul *mm)
     return &mm->plan;
 }
 
-enum vnpu_status xdna_matmul_run(struct xdna_matmul *mm, const float *a, const vnpu_bf16_t *b, float *c,
+void xdna_matmul_trace(struct xdna_matmul *mm, struct xdna_trace *t) {
+    xdna_design_trace(mm->design, t);
+}
+
+enum vnpu_status xdna_matmul_run(struct xdna_matmul *mm, const float *a, const void *b, float *c,
                                  struct xdna_run_stats *stats) {
     const struct xdna_matmul_plan *p = &mm->plan;
     void *const ddr[DDR_COUNT] = {(void *) a, (void *) b, c};
-    const size_t bytes[DDR_COUNT] = {(size_t) p->m_pad * p->k_pad * sizeof(float),
-                                     xdna_matmul_b_elems(p) * sizeof(vnpu_bf16_t),
+    const size_t bytes[DDR_COUNT] = {(size_t) p->m_pad * p->k_pad * sizeof(float), xdna_matmul_b_bytes(p),
                                      (size_t) p->m_pad * p->n_pad * sizeof(float)};
     return xdna_design_run(mm->design, ddr, bytes, DDR_COUNT, stats);
 }

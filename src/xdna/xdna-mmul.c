@@ -10,6 +10,7 @@
 #include "xdna-mmul.h"
 
 #include "log.h"
+#include "type-traits.h"
 
 #include <assert.h>
 #include <math.h>
@@ -269,6 +270,12 @@ static size_t dtype_bytes(enum xdna_dtype d) {
  *    build converts both bf16 operands to BFP16 blocks on the vector unit before each mmul. */
 #define MM_OCCUPANCY       0.8
 #define MM_BFP16_OCCUPANCY 0.5
+/* A kernel that dequantizes its B first (xdna_mm_kernel_init_blocks) adds cycles per block of 32 weights, ASSUMPTION 4:
+ * the block's 64 bytes of bf16 are two 256-bit stores (one a cycle: AM020's "load/store per cycle 512/256 bits"), the
+ * scale's 32 multiplies two 16-lane bf16 multiplies on AIE2 (seed 003: AIE_BF16_LANES), the nibbles' unpack and the
+ * int8 -> bf16 conversion in the other slots: 2 cycles at best, at the BFP16 conversion's 0.5 occupancy. AIE2P's
+ * wider multiplies are taken as AIE2's. */
+#define DEQUANT_CYCLES 4
 
 static uint64_t mm_cycles(const struct xdna_mm_kernel *kp) {
     const uint64_t issues =
@@ -282,14 +289,14 @@ static struct mm_call mm_call_of(const struct xdna_call *c) {
     const struct xdna_mm_kernel *kp = args->kernel;
     const size_t in_b = dtype_bytes(kp->in), out_b = dtype_bytes(kp->out);
     VNPU_ASSERT(args->rows_valid <= kp->m);
-    VNPU_ASSERT(c->buf_bytes[0] >= (size_t) kp->m * kp->k * in_b && c->buf_bytes[1] >= (size_t) kp->k * kp->n * in_b);
+    VNPU_ASSERT(c->buf_bytes[0] >= (size_t) kp->m * kp->k * in_b && c->buf_bytes[1] >= xdna_mm_b_bytes(kp));
     VNPU_ASSERT(c->buf_bytes[2] >= (size_t) kp->m * kp->n * out_b);
     const uint32_t r = kp->base.mac_dims[0], s = kp->base.mac_dims[1], t = kp->base.mac_dims[2];
     if (c->macs) {
         *c->macs += (uint64_t) kp->m * kp->k * kp->n; /* the whole tile's, padding rows too */
     }
     if (c->cycles) {
-        *c->cycles += mm_cycles(kp);
+        *c->cycles += mm_cycles(kp) + (kp->dequant ? (uint64_t) kp->k / XDNA_MM_BLOCK * kp->n * DEQUANT_CYCLES : 0);
     }
     return (struct mm_call){.kp = kp,
                             .a = c->bufs[0],
@@ -420,15 +427,19 @@ MM_HOT_CLONES static void mm_bf16_f32_4x8x8(const struct mm_call *mc) {
     mm_bf16_f32_rst(mc, 4, 8, 8);
 }
 
+static void mm_bf16_f32(const struct mm_call *mc) {
+    if (mc->r == 4 && mc->s == 8 && mc->t == 4) {
+        mm_bf16_f32_4x8x4(mc);
+    } else if (mc->r == 4 && mc->s == 8 && mc->t == 8) {
+        mm_bf16_f32_4x8x8(mc);
+    } else {
+        mm_blocks(mc); /* a shape with no fast path: the same arithmetic, block by block */
+    }
+}
+
 static void mm_fn_bf16_f32(const struct xdna_call *c) {
     const struct mm_call mc = mm_call_of(c);
-    if (mc.r == 4 && mc.s == 8 && mc.t == 4) {
-        mm_bf16_f32_4x8x4(&mc);
-    } else if (mc.r == 4 && mc.s == 8 && mc.t == 8) {
-        mm_bf16_f32_4x8x8(&mc);
-    } else {
-        mm_blocks(&mc); /* a shape with no fast path: the same arithmetic, block by block */
-    }
+    mm_bf16_f32(&mc);
 }
 
 #define MM_BFP16_KC 16 /* k blocks converted at a time: 2 x 8 x 16 blocks of 16 bytes on the stack */
@@ -436,8 +447,8 @@ static void mm_fn_bf16_f32(const struct xdna_call *c) {
 /* BFP16 (8x8x8): each A row's and B column's blocks are converted once per chunk of k blocks (not once per mmul:
  * the conversion costs more than the block dot), then each output adds its contributions in k-block order. The
  * outputs are independent, so visiting them row block by row block rather than in 2 x 2 steps changes no bit. */
-static void mm_fn_bfp16(const struct xdna_call *c) {
-    const struct mm_call mc = mm_call_of(c);
+static void mm_bfp16(const struct mm_call *mcp) {
+    const struct mm_call mc = *mcp;
     const uint32_t R = mc.r, S = mc.s, T = mc.t;
     VNPU_ASSERT(R <= 8 && S == BFP16_BLOCK && T <= 8);
     const vnpu_bf16_t *A = mc.a, *B = mc.b;
@@ -472,6 +483,40 @@ static void mm_fn_bfp16(const struct xdna_call *c) {
                 }
             }
         }
+    }
+}
+
+static void mm_fn_bfp16(const struct xdna_call *c) {
+    const struct mm_call mc = mm_call_of(c);
+    mm_bfp16(&mc);
+}
+
+/* B as GGML blocks (xdna_mm_kernel_init_blocks): each column's blocks dequantized by GGML's own dequantization and
+ * rounded to bf16 (nearest even), as the host does for the bf16 design, into the s x t blocked tile on the kernel's
+ * stack; then the bf16 (or BFP16) kernel on it. */
+static void mm_fn_dequant(const struct xdna_call *c) {
+    struct mm_call mc = mm_call_of(c);
+    const struct xdna_mm_kernel *kp = mc.kp;
+    const struct vnpu_type_traits *tt = vnpu_type_traits_get(kp->b_type);
+    static_assert(XDNA_MM_DEQUANT_MAX_KN * sizeof(vnpu_bf16_t) <= 16384, "the scratch tile stays a small stack frame");
+    vnpu_bf16_t tile[XDNA_MM_DEQUANT_MAX_KN];
+    const uint8_t *blk = mc.b;
+    float f[XDNA_MM_BLOCK];
+    for (uint32_t j = 0; j < kp->n; j++) {
+        vnpu_bf16_t *col = tile + (size_t) (j / mc.t) * mc.s * mc.t + j % mc.t; /* row 0 of column j's blocks */
+        for (uint32_t kk = 0; kk < kp->k; kk += XDNA_MM_BLOCK, blk += tt->size) {
+            tt->to_f32(blk, f, XDNA_MM_BLOCK);
+            for (uint32_t i = 0; i < XDNA_MM_BLOCK; i++) {
+                const uint32_t q = kk + i; /* row q of B: block row q / s, row q % s in it */
+                col[(size_t) (q / mc.s) * mc.nb * mc.s * mc.t + (size_t) (q % mc.s) * mc.t] = vnpu_f32_to_bf16(f[i]);
+            }
+        }
+    }
+    mc.b = tile;
+    if (kp->bfp16) {
+        mm_bfp16(&mc);
+    } else {
+        mm_bf16_f32(&mc);
     }
 }
 
@@ -573,6 +618,58 @@ enum vnpu_status xdna_mm_kernel_init(struct xdna_mm_kernel *k_out, enum xdna_arc
 /* Bytes a kernel stores a cycle: one 256-bit store (AM020's AIE-ML summary, "Memory load/store per cycle: 512/256
  * bits"; AIE2P taken as AIE2, an ASSUMPTION). */
 #define STORE_BYTES_PER_CYCLE 32
+
+size_t xdna_mm_b_bytes(const struct xdna_mm_kernel *k) {
+    if (k->dequant) {
+        return (size_t) k->k / XDNA_MM_BLOCK * k->n * vnpu_type_traits_get(k->b_type)->size;
+    }
+    return (size_t) k->k * k->n * dtype_bytes(k->in);
+}
+
+/* The kernels with B in blocks: (arch, BFP16 build, block type) -> name. */
+static const struct {
+    enum xdna_arch arch;
+    bool bfp16;
+    enum vnpu_type b_type;
+    const char *name;
+} dequant_names[] = {
+    {XDNA_ARCH_AIE2, false, VNPU_TYPE_Q4_0, "mm_q4_0_bf16_f32_4x8x4"},
+    {XDNA_ARCH_AIE2, false, VNPU_TYPE_Q8_0, "mm_q8_0_bf16_f32_4x8x4"},
+    {XDNA_ARCH_AIE2P, false, VNPU_TYPE_Q4_0, "mm_q4_0_bf16_f32_4x8x8"},
+    {XDNA_ARCH_AIE2P, false, VNPU_TYPE_Q8_0, "mm_q8_0_bf16_f32_4x8x8"},
+    {XDNA_ARCH_AIE2P, true, VNPU_TYPE_Q4_0, "mm_q4_0_bfp16_f32_8x8x8"},
+    {XDNA_ARCH_AIE2P, true, VNPU_TYPE_Q8_0, "mm_q8_0_bfp16_f32_8x8x8"},
+};
+
+enum vnpu_status xdna_mm_kernel_init_blocks(struct xdna_mm_kernel *k_out, enum xdna_arch arch, bool bfp16,
+                                            enum vnpu_type b_type, uint32_t m, uint32_t k, uint32_t n) {
+    const char *name = NULL;
+    for (size_t i = 0; i < sizeof(dequant_names) / sizeof(dequant_names[0]); i++) {
+        if (dequant_names[i].arch == arch && dequant_names[i].bfp16 == bfp16 && dequant_names[i].b_type == b_type) {
+            name = dequant_names[i].name;
+        }
+    }
+    if (!name) {
+        vnpu_log_error("matmul kernel with B in %s blocks: none (q4_0 and q8_0 blocks, bf16 or BFP16 on AIE2P)",
+                       vnpu_type_traits_get(b_type)->name);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    enum vnpu_status st = xdna_mm_kernel_init(k_out, arch, XDNA_DTYPE_BF16, XDNA_DTYPE_F32, bfp16, m, k, n);
+    if (st != VNPU_STATUS_OK) {
+        return st;
+    }
+    if (k % XDNA_MM_BLOCK != 0 || (size_t) k * n > XDNA_MM_DEQUANT_MAX_KN) {
+        vnpu_log_error("%s: k = %u, n = %u: k must be a multiple of %d and k x n at most %d (its tile on the stack)",
+                       name, k, n, XDNA_MM_BLOCK, XDNA_MM_DEQUANT_MAX_KN);
+        return VNPU_STATUS_BAD_ARG;
+    }
+    k_out->base.name = name;
+    k_out->base.fn = mm_fn_dequant;
+    k_out->base.stack_bytes = XDNA_STACK_BYTES + (size_t) k * n * sizeof(vnpu_bf16_t);
+    k_out->dequant = true;
+    k_out->b_type = b_type;
+    return VNPU_STATUS_OK;
+}
 
 static void mm_zero_fn(const struct xdna_call *c) {
     VNPU_ASSERT(c->n_bufs >= 1);

@@ -34,6 +34,7 @@
 #define VNPU_XDNA_MMUL_H
 
 #include "fp16.h"
+#include "type-traits.h"
 #include "vnpu.h"
 #include "xdna-arch.h"
 #include "xdna-array.h"
@@ -71,6 +72,8 @@ struct xdna_mm_kernel {
     enum xdna_acc acc;
     bool bfp16;
     uint32_t m, k, n;
+    bool dequant;          /* B arrives as GGML blocks of b_type (xdna_mm_kernel_init_blocks), not blocked s x t */
+    enum vnpu_type b_type; /* VNPU_TYPE_Q4_0 or VNPU_TYPE_Q8_0 when dequant */
 };
 
 /* Arguments of one call of an xdna_mm_kernel (xdna_call.args); the call's bufs are A, B, C. */
@@ -90,6 +93,22 @@ struct xdna_mm_args {
  * "matmul kernel bf16 4x8x4 (AIE2): m = 12 is not a multiple of 2 x r = 8". */
 enum vnpu_status xdna_mm_kernel_init(struct xdna_mm_kernel *k_out, enum xdna_arch arch, enum xdna_dtype in,
                                      enum xdna_dtype out, bool bfp16, uint32_t m, uint32_t k, uint32_t n);
+
+#define XDNA_MM_BLOCK          32   /* weights in a GGML Q4_0 or Q8_0 block */
+#define XDNA_MM_DEQUANT_MAX_KN 8192 /* the k x n tile a dequantizing kernel keeps on its stack, at most (16 KB) */
+
+/* The matmul kernel of xdna_mm_kernel_init (bf16 -> f32; bfp16 as there) whose B arrives as GGML blocks of b_type
+ * (VNPU_TYPE_Q4_0, VNPU_TYPE_Q8_0: quants.h), 4.5 or 8.5 bits a weight instead of 16: B's n columns one after
+ * another, each its k / 32 blocks in k order. The kernel dequantizes them as GGML does (d x (q - 8), d x q), rounds
+ * to bf16 (nearest even) into a k x n tile on its stack (stack_bytes counts it against L1, rule 3), blocked s x t,
+ * and multiplies as the bf16 kernel does: the same bits as dequantizing on the host. It adds DEQUANT_CYCLES per block
+ * to the mmuls' (xdna-mmul.c). k % 32 == 0 and k n <= XDNA_MM_DEQUANT_MAX_KN besides the divisibility rules;
+ * VNPU_STATUS_BAD_ARG (logged) otherwise or for another type. */
+enum vnpu_status xdna_mm_kernel_init_blocks(struct xdna_mm_kernel *k_out, enum xdna_arch arch, bool bfp16,
+                                            enum vnpu_type b_type, uint32_t m, uint32_t k, uint32_t n);
+
+/* Bytes of kernel k's B tile: k x n of its input type, or its blocks. */
+size_t xdna_mm_b_bytes(const struct xdna_mm_kernel *k);
 
 /* The kernel that zeroes its one buffer (C before a k loop); scalar (mac_dims 1 x 1 x 1). */
 extern const struct xdna_kernel xdna_mm_zero;

@@ -130,12 +130,12 @@ static void test_perf_design_deterministic(void **state) {
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
         const struct xdna_device *d = dev_of(parts[i]);
         struct xdna_matmul_plan p;
-        assert_int_equal(xdna_matmul_plan_init(&p, d, false, 40, 200, 300), VNPU_STATUS_OK);
+        assert_int_equal(xdna_matmul_plan_init(&p, d, false, VNPU_TYPE_BF16, 40, 200, 300), VNPU_STATUS_OK);
         struct xdna_matmul *mm;
         assert_int_equal(xdna_matmul_new(&p, false, &mm), VNPU_STATUS_OK);
         float *a = calloc((size_t) p.m_pad * p.k_pad, sizeof(float));
         float *c = calloc((size_t) p.m_pad * p.n_pad, sizeof(float));
-        vnpu_bf16_t *b = calloc(xdna_matmul_b_elems(&p), sizeof(vnpu_bf16_t));
+        void *b = calloc(1, xdna_matmul_b_bytes(&p));
         struct xdna_run_stats *s = calloc(2, sizeof(*s));
         assert_true(a && b && c && s);
         struct xdna_perf_time m[2];

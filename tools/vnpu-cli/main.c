@@ -203,10 +203,11 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
         fprintf(stderr, TOOL ": no prompt given (-p TEXT, -f FILE or --tokens IDS)\n");
         exit(2);
     }
-    if (a->cparams.trace_path && a->cparams.devices && !strstr(a->cparams.devices, "HTP")) {
+    if (a->cparams.trace_path && a->cparams.devices && !strstr(a->cparams.devices, "HTP") &&
+        !strstr(a->cparams.devices, "NPU")) {
         fprintf(stderr,
-                TOOL ": --trace %s: only NPU devices are traced, and --device %s has none (add HTP0, or leave "
-                     "--device out for the NPU devices)\n",
+                TOOL ": --trace %s: only NPU devices are traced, and --device %s has none (add HTP0 or an XDNA "
+                     "device such as NPU2, or leave --device out for the NPU devices)\n",
                 a->cparams.trace_path, a->cparams.devices);
         exit(2);
     }

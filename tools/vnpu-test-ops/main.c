@@ -37,7 +37,7 @@ static void usage(FILE *out) {
                  "  -t, --threads N      CPU reference threads (default 2)\n"
                  "      --mdev N         also run every case as N partitions per op (2..16, HTP devices), bitwise\n"
                  "                       against the single-device run\n"
-                 "      --trace FILE     write the device's Perfetto trace (HTP devices)\n"
+                 "      --trace FILE     write the device's Perfetto trace (HTP; XDNA on the modelled timeline)\n"
                  "  -h, --help\n");
 }
 
@@ -136,11 +136,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, TOOL ": --mdev needs an HTP device, not %s\n", a.backend);
         return 2;
     }
-    if (a.trace && !vnpu_htp_device_is(dut)) {
-        fprintf(stderr, TOOL ": --trace needs an HTP device, not %s (the XDNA devices have no trace yet)\n", a.backend);
+    if (a.trace && !vnpu_htp_device_is(dut) && !vnpu_xdna_device_is(dut)) {
+        fprintf(stderr, TOOL ": --trace needs an NPU device (HTP or XDNA), not %s\n", a.backend);
         return 2;
     }
-    if (a.trace && vnpu_htp_device_trace(dut, a.trace) != VNPU_STATUS_OK) {
+    if (a.trace && (vnpu_htp_device_is(dut) ? vnpu_htp_device_trace(dut, a.trace)
+                                            : vnpu_xdna_device_trace(dut, a.trace)) != VNPU_STATUS_OK) {
         fprintf(stderr, TOOL ": cannot trace %s to %s\n", a.backend, a.trace);
         return 1;
     }
