@@ -110,7 +110,7 @@ static enum vnpu_status grow(void **buf, size_t *have, size_t n, size_t size, co
 
 /* The built design of M x K x N with B as b_type, from the cache or built now (evicting the least recently used). */
 static enum vnpu_status design_get(struct xdna_dev *x, enum vnpu_type b_type, uint32_t M, uint32_t K, uint32_t N,
-                                  struct xdna_matmul **out) {
+                                   struct xdna_matmul **out) {
     int i = 0;
     for (; i < N_DESIGNS && x->designs[i]; i++) {
         const struct xdna_matmul_plan *p = xdna_matmul_plan_of(x->designs[i]);

@@ -57,8 +57,8 @@ static void event_x(int tid, const char *name, double ts_us, double dur_us, cons
 static int track(struct xdna_trace_export *t, const struct xdna_trace_event *e) {
     const struct xdna_tile tile = {e->col, e->row};
     const uint32_t lane = e->kind == XDNA_TRACE_KERNEL || e->kind == XDNA_TRACE_ACQUIRE ? 0
-                          : e->kind == XDNA_TRACE_S2MM                                   ? 1u + e->chan
-                                                                                         : 1u + XDNA_MAX_CHANNELS + e->chan;
+                          : e->kind == XDNA_TRACE_S2MM                                  ? 1u + e->chan
+                                                       : 1u + XDNA_MAX_CHANNELS + e->chan;
     const uint32_t k = ((uint32_t) tile.col * XDNA_ROWS + tile.row) * XDNA_TRACE_LANES + lane;
     if (!(t->named[k / 8] & (1u << (k % 8)))) {
         t->named[k / 8] |= (uint8_t) (1u << (k % 8));

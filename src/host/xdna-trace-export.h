@@ -21,8 +21,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define XDNA_TRACE_PID        64        /* beside HTP<i>'s pid i + 1 */
-#define XDNA_TRACE_MAX_EVENTS 1000000u /* array events a device writes (about 120 bytes each) */
+#define XDNA_TRACE_PID        64                          /* beside HTP<i>'s pid i + 1 */
+#define XDNA_TRACE_MAX_EVENTS 1000000u                    /* array events a device writes (about 120 bytes each) */
 #define XDNA_TRACE_LANES      (1 + 2 * XDNA_MAX_CHANNELS) /* a tile's tracks: its worker, its channels */
 
 struct xdna_trace_export {

@@ -82,7 +82,7 @@ static enum vnpu_status check_route(struct xdna_design *d, const char *name, str
         why = "a shim reaches its own column's mem tile: route L3 -> L2 -> L1";
     } else if (ta == XDNA_TILE_COMPUTE || tb == XDNA_TILE_COMPUTE) {
         why = "a compute tile's DMA reaches its own column's mem tile and adjacent compute tiles; cross columns "
-              "through mem tiles";
+              "through a mem tile's broadcast or mem tile to mem tile";
     } else {
         why = "an ObjectFifo joins two different tiles";
     }
@@ -198,8 +198,12 @@ int xdna_fifo_new(struct xdna_design *d, const char *name, struct xdna_tile prod
             }
         }
     }
-    /* rule 2 */
+    /* rule 2; a mem tile's broadcast may reach compute tiles of other columns */
+    const bool mem_broadcast = tile_type(prod) == XDNA_TILE_MEM && n_cons > 1;
     for (uint32_t i = 0; i < n_cons; i++) {
+        if (mem_broadcast && tile_type(cons[i]) == XDNA_TILE_COMPUTE) {
+            continue;
+        }
         if ((st = check_route(d, name, prod, cons[i])) != VNPU_STATUS_OK) {
             return st;
         }

@@ -7,7 +7,10 @@
  *  1. Tiles: column < the partition's n_cols; row 0 shim, 1 mem tile, 2..5 compute tiles.
  *  2. Routing (seed 003, "Routing / placement constraints"): a compute tile's DMA reaches only its own column's
  *     mem tile and the compute tiles next to it (same column, row +-1; same row, column +-1); a shim reaches only
- *     its own column's mem tile; data that crosses columns goes mem tile to mem tile.
+ *     its own column's mem tile; data that crosses columns goes mem tile to mem tile, or in a mem tile's broadcast
+ *     (an ObjectFifo of two consumers or more), which reaches compute tiles of any column (seed 003: "cross-column
+ *     data goes through mem-tile broadcast"; mlir-aie's whole_array GEMM broadcasts A from one column's mem tile to
+ *     a row of compute tiles).
  *  3. Memory: the buffers a tile holds (an ObjectFifo's depth x element on its producer's side, unless the
  *     producer is a shim, and on each consumer's, unless the consumer is a shim; a link's buffers once, on its mem
  *     tile) plus, on a compute tile, each worker's stack fit the tile's memory (64 KB L1, 512 KB L2).
@@ -149,8 +152,8 @@ enum xdna_trace_kind {
 struct xdna_trace_event {
     double t0, t1;    /* array cycles from the run's start */
     const char *name; /* the kernel's, or the fifo's (the design's strings: valid while it lives) */
-    uint32_t index; /* the element's number in its fifo, or the call's on its tile (from 0) */
-    int16_t fifo;   /* -1 for a kernel call */
+    uint32_t index;   /* the element's number in its fifo, or the call's on its tile (from 0) */
+    int16_t fifo;     /* -1 for a kernel call */
     uint8_t col, row, chan;
     uint8_t kind; /* enum xdna_trace_kind */
 };

@@ -52,8 +52,9 @@ static enum vnpu_status plan_make(struct xdna_matmul_plan *p, const struct xdna_
     }
     const uint32_t m = M >= XDNA_MM_TILE_M ? XDNA_MM_TILE_M : round_up(M, 2 * dims[0]);
     *p = (struct xdna_matmul_plan){.dev = dev, .b_type = b_type, .M = M, .K = K, .N = N};
-    p->b_tile_bytes = blocks ? (size_t) XDNA_MM_TILE_K / XDNA_MM_BLOCK * XDNA_MM_TILE_N * vnpu_type_traits_get(b_type)->size
-                             : (size_t) XDNA_MM_TILE_K * XDNA_MM_TILE_N * sizeof(vnpu_bf16_t);
+    p->b_tile_bytes =
+        blocks ? (size_t) XDNA_MM_TILE_K / XDNA_MM_BLOCK * XDNA_MM_TILE_N * vnpu_type_traits_get(b_type)->size
+               : (size_t) XDNA_MM_TILE_K * XDNA_MM_TILE_N * sizeof(vnpu_bf16_t);
     const uint32_t group = WORKERS_PER_COL * XDNA_MM_TILE_N;
     const uint32_t groups = (N + group - 1) / group;
     p->n_cols = groups < dev->n_cols ? groups : dev->n_cols;

@@ -275,7 +275,7 @@ static size_t dtype_bytes(enum xdna_dtype d) {
  * scale's 32 multiplies two 16-lane bf16 multiplies on AIE2 (seed 003: AIE_BF16_LANES), the nibbles' unpack and the
  * int8 -> bf16 conversion in the other slots: 2 cycles at best, at the BFP16 conversion's 0.5 occupancy. AIE2P's
  * wider multiplies are taken as AIE2's. */
-#define DEQUANT_CYCLES 4
+#define DEQUANT_CYCLES     4
 
 static uint64_t mm_cycles(const struct xdna_mm_kernel *kp) {
     const uint64_t issues =

@@ -724,7 +724,8 @@ static void test_refuse_routes_tiles(void **state) {
     (void) state;
     expect_new_error("NPU1Col2", T(1, 2), T(0, 1),
                      "fifo 'A': compute tile (1,2) cannot reach mem tile (0,1) (a compute tile's DMA reaches its own "
-                     "column's mem tile and adjacent compute tiles; cross columns through mem tiles, rule 2)");
+                     "column's mem tile and adjacent compute tiles; cross columns through a mem tile's broadcast or "
+                     "mem tile to mem tile, rule 2)");
     expect_new_error("NPU1Col1", T(0, 0), T(0, 2),
                      "fifo 'A': shim tile (0,0) cannot reach compute tile (0,2) (a shim reaches its own column's mem "
                      "tile: route L3 -> L2 -> L1, rule 2)");
@@ -733,15 +734,25 @@ static void test_refuse_routes_tiles(void **state) {
                      "route L3 -> L2 -> L1, rule 2)");
     expect_new_error("NPU1", T(0, 2), T(1, 3),
                      "fifo 'A': compute tile (0,2) cannot reach compute tile (1,3) (a compute tile's DMA reaches its "
-                     "own column's mem tile and adjacent compute tiles; cross columns through mem tiles, rule 2)");
+                     "own column's mem tile and adjacent compute tiles; cross columns through a mem tile's broadcast "
+                     "or mem tile to mem tile, rule 2)");
     expect_new_error("NPU1Col4", T(0, 1), T(4, 2), "tile (4,2) is outside NPU1Col4 (4 columns, rows 0..5, rule 1)");
     expect_new_error("NPU1Col1", T(0, 6), T(0, 1), "tile (0,6) is outside NPU1Col1 (1 column, rows 0..5, rule 1)");
-    /* allowed: adjacent compute tiles, mem to mem across columns */
+    /* a mem tile reaches another column's compute tile only in a broadcast */
+    expect_new_error(
+        "NPU1Col2", T(0, 1), T(1, 2),
+        "fifo 'A': mem tile (0,1) cannot reach compute tile (1,2) (a compute tile's DMA reaches its own "
+        "column's mem tile and adjacent compute tiles; cross columns through a mem tile's broadcast or mem "
+        "tile to mem tile, rule 2)");
+    /* allowed: adjacent compute tiles, mem to mem across columns, a mem tile's broadcast to a row of compute tiles
+     * (mlir-aie's whole_array) */
     struct xdna_design *d;
     assert_int_equal(xdna_design_new(dev_of("NPU1"), false, &d), VNPU_STATUS_OK);
     assert_true(xdna_fifo_new(d, "cc", T(1, 2), &T(2, 2), 1, 2, 64, 4) >= 0);
     assert_true(xdna_fifo_new(d, "cr", T(1, 2), &T(1, 3), 1, 2, 64, 4) >= 0);
     assert_true(xdna_fifo_new(d, "mm", T(0, 1), &T(3, 1), 1, 2, 64, 4) >= 0);
+    assert_true(xdna_fifo_new(d, "row", T(0, 1), (const struct xdna_tile[4]){T(0, 3), T(1, 3), T(2, 3), T(3, 3)}, 4, 2,
+                              64, 4) >= 0);
     assert_int_equal(xdna_worker_new(d, T(4, 2)), VNPU_STATUS_BAD_ARG);
     assert_string_equal(xdna_design_error(d), "tile (4,2) is outside NPU1 (4 columns, rows 0..5, rule 1)");
     xdna_design_free(d);

@@ -6,7 +6,8 @@
  *  - its logits on llama.cpp's 69-token sequence (llama_ref -fa off, F32 KV) stay within the bf16 bound below,
  *    every argmax equal;
  *  - gen_gguf's tiny models in Q4_0, Q8_0 and Q4_K give the CPU path's greedy tokens on its prompt, and their
- *    logits, with F32's, on the CPU path's sequence stay within the same bound.
+ *    logits, with F32's, on the CPU path's sequence stay within the same bound;
+ *  - --trace writes the modelled timeline, the same whatever the host's threads (test_trace).
  *
  * The bound. The design rounds both operands of every matmul to bf16 (8 significant bits: relative RMS error
  * sqrt(E_BF16) = 1.66e-3 each, E_BF16 = 2.75e-6, tools/vnpu-test-ops/test-ops-cases.c), so each matmul output
@@ -168,11 +169,64 @@ static void test_tiny_models(void **state) {
     check_tiny("f32", false);
 }
 
+/* Occurrences of needle in hay. */
+static int count_of(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) {
+        n++;
+    }
+    return n;
+}
+
+/* The Perfetto trace of an XDNA device (src/host/xdna-trace-export.h) is on the modelled timeline: the same bytes for
+ * a run in strict mode on one CPU thread as for a plain run on two; a span per design run (as many as the execute-op
+ * lines), the dequantizing kernel's calls on the compute tiles, waits, the DMA channels' tracks, the CPU's ops. */
+static void test_trace(void **state) {
+    (void) state;
+    char path[4096], trace[2][4200];
+    const char *model = test_gen_gguf("tiny-q4_0", GEN_ARGS " --type q4_0", path, sizeof(path));
+    static const char *const env[2] = {"", "VNPU_XDNA_STRICT=1"};
+    static const int threads[2] = {2, 1};
+    char *err = NULL, *text[2];
+    for (int r = 0; r < 2; r++) {
+        snprintf(trace[r], sizeof(trace[r]), "%s/tiny-q4_0-npu2-%d.json", test_tmpdir(), r);
+        free(err);
+        err = NULL;
+        const int rc = test_run(NULL, &err,
+                                "VNPU_VERBOSE=1 %s %s/vnpu-cli -m %s -p '" TINY_PROMPT "' -n 3 --temp 0 -t %d "
+                                "--device NPU2 --trace %s",
+                                env[r], test_tools_dir(), model, threads[r], trace[r]);
+        if (rc != 0) {
+            fail_msg("vnpu-cli --device NPU2 --trace exited %d:\n%.4000s", rc, err);
+        }
+        size_t size;
+        text[r] = test_read_file(trace[r], &size);
+        assert_non_null(text[r]);
+    }
+    assert_string_equal(text[0], text[1]);
+    const char *t = text[0];
+    assert_true(strncmp(t, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 39) == 0);
+    assert_true(strlen(t) > 4 && strcmp(t + strlen(t) - 4, "\n]}\n") == 0);
+    const int runs = count_of(t, "{\"name\":\"MUL_MAT\",\"ph\":\"X\"");
+    const int executed = test_count_lines(err, "vnpu-xdna: NPU2 execute-op MUL_MAT : ", NULL);
+    assert_true(runs > 0);
+    assert_int_equal(runs, executed);
+    assert_true(count_of(t, "{\"name\":\"mm_q4_0_bf16_f32_4x8x8\",\"ph\":\"X\"") > runs);
+    assert_true(count_of(t, "{\"name\":\"wait ") > 0);
+    assert_true(count_of(t, "{\"name\":\"CPU RMS_NORM\",\"ph\":\"X\"") > 0);
+    assert_int_equal(count_of(t, "\"args\":{\"name\":\"(0,2) compute tile\"}"), 1);
+    assert_int_equal(count_of(t, "\"args\":{\"name\":\"(0,0) shim tile MM2S 1\"}"), 1); /* B's fill */
+    printf("NPU2 trace of tiny q4_0: %d runs, %zu bytes, the same in strict mode on 1 thread\n", runs, strlen(t));
+    free(text[0]);
+    free(text[1]);
+    free(err);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_greedy_npu2),   cmocka_unit_test(test_greedy_npu1col1),
         cmocka_unit_test(test_greedy_strict), cmocka_unit_test(test_logits_stories260k),
-        cmocka_unit_test(test_tiny_models),
+        cmocka_unit_test(test_tiny_models),   cmocka_unit_test(test_trace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -143,7 +143,8 @@ static void test_matmul_blocks_bfp16(void **state) {
             case_make(&h, "NPU2", &shapes[s], b_types[bt], true); /* the same weights, packed as bf16 */
             const struct xdna_matmul_plan *p = &q.plan;
             struct xdna_matmul_plan hp;
-            assert_int_equal(xdna_matmul_plan_init(&hp, p->dev, true, VNPU_TYPE_BF16, p->M, p->K, p->N), VNPU_STATUS_OK);
+            assert_int_equal(xdna_matmul_plan_init(&hp, p->dev, true, VNPU_TYPE_BF16, p->M, p->K, p->N),
+                             VNPU_STATUS_OK);
             free(h.b);
             h.b = malloc(xdna_matmul_b_bytes(&hp));
             assert_non_null(h.b);
@@ -229,14 +230,15 @@ static void test_matmul_plan(void **state) {
     assert_int_equal(p.m_pad, 128);
     assert_int_equal(p.mt, 4);
     assert_int_equal(xdna_matmul_plan_init(&p, npu2, false, VNPU_TYPE_BF16, 0, 64, 64), VNPU_STATUS_BAD_ARG);
-    assert_int_equal(xdna_matmul_plan_init(&p, npu2, false, VNPU_TYPE_BF16, 1, XDNA_MM_MAX_DIM + 1, 64), VNPU_STATUS_BAD_ARG);
+    assert_int_equal(xdna_matmul_plan_init(&p, npu2, false, VNPU_TYPE_BF16, 1, XDNA_MM_MAX_DIM + 1, 64),
+                     VNPU_STATUS_BAD_ARG);
     assert_int_equal(xdna_matmul_plan_init(&p, npu1, true, VNPU_TYPE_BF16, 1, 64, 64),
                      VNPU_STATUS_BAD_ARG); /* BFP16 is AIE2P's */
     /* B as blocks: a K of whole blocks, of Q4_0 or Q8_0; the kernel that dequantizes them, its tile's bytes */
     assert_int_equal(xdna_matmul_plan_init(&p, npu2, false, VNPU_TYPE_Q4_0, 3, 96, 64), VNPU_STATUS_OK);
     assert_true(p.kernel.dequant && p.kernel.b_type == VNPU_TYPE_Q4_0);
     assert_string_equal(p.kernel.base.name, "mm_q4_0_bf16_f32_4x8x8");
-    assert_int_equal(p.b_tile_bytes, 2 * 64 * 18); /* 2 blocks of k for each of 64 columns */
+    assert_int_equal(p.b_tile_bytes, 2 * 64 * 18);                  /* 2 blocks of k for each of 64 columns */
     assert_int_equal(xdna_matmul_b_bytes(&p), 2 * 4 * 2 * 64 * 18); /* k_pad 128: 2 k-tiles of a group's 4 tiles */
     assert_int_equal(xdna_matmul_plan_init(&p, npu1, false, VNPU_TYPE_Q8_0, 3, 64, 64), VNPU_STATUS_OK);
     assert_string_equal(p.kernel.base.name, "mm_q8_0_bf16_f32_4x8x4");
@@ -249,10 +251,8 @@ static void test_matmul_plan(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_matmul_plan),
-        cmocka_unit_test(test_matmul_exact),
-        cmocka_unit_test(test_matmul_strict),
-        cmocka_unit_test(test_matmul_blocks_bfp16),
+        cmocka_unit_test(test_matmul_plan),   cmocka_unit_test(test_matmul_exact),
+        cmocka_unit_test(test_matmul_strict), cmocka_unit_test(test_matmul_blocks_bfp16),
         cmocka_unit_test(test_matmul_stats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
