@@ -140,13 +140,11 @@ static enum vnpu_status design_get(struct xdna_dev *x, enum vnpu_type b_type, ui
  * rounded to bf16. */
 static enum vnpu_status pack_b(struct xdna_dev *x, const struct xdna_matmul_plan *p, enum vnpu_type type,
                                const char *data, size_t nb1, void *b) {
-    xdna_matmul_b_clear(p, b);
     if (p->b_type != VNPU_TYPE_BF16) {
-        for (uint32_t o = 0; o < p->N; o++) {
-            xdna_matmul_pack_b_blocks(p, o, data + (size_t) o * nb1, b);
-        }
+        xdna_matmul_pack_b_blocks(p, data, nb1, b);
         return VNPU_STATUS_OK;
     }
+    xdna_matmul_b_clear(p, b);
     enum vnpu_status st = grow((void **) &x->row, &x->row_elems, p->K, sizeof(float), "a dequantized row");
     if (st != VNPU_STATUS_OK) {
         return st;

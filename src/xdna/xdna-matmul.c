@@ -100,25 +100,9 @@ size_t xdna_matmul_b_bytes(const struct xdna_matmul_plan *p) {
     return (size_t) p->kt * (p->n_pad / XDNA_MM_TILE_N) * p->b_tile_bytes;
 }
 
-/* A block of weights that dequantizes to +0 (scale 0; Q4_0's nibbles 8, so that (q - 8) d is 0 x 0, not -8 x 0). */
-static void zero_block(enum vnpu_type type, uint8_t *blk) {
-    memset(blk, 0, vnpu_type_traits_get(type)->size);
-    if (type == VNPU_TYPE_Q4_0) {
-        memset(blk + offsetof(block_q4_0, qs), 0x88, sizeof(((block_q4_0 *) NULL)->qs));
-    }
-}
-
 void xdna_matmul_b_clear(const struct xdna_matmul_plan *p, void *b) {
-    const size_t bytes = xdna_matmul_b_bytes(p);
-    if (p->b_type == VNPU_TYPE_BF16) {
-        memset(b, 0, bytes); /* bf16 +0 */
-        return;
-    }
-    const size_t bs = vnpu_type_traits_get(p->b_type)->size;
-    zero_block(p->b_type, b);
-    for (size_t off = bs; off < bytes; off += bs) {
-        memcpy((uint8_t *) b + off, b, bs);
-    }
+    VNPU_ASSERT(p->b_type == VNPU_TYPE_BF16);
+    memset(b, 0, xdna_matmul_b_bytes(p)); /* bf16 +0 */
 }
 
 /* The tile of packed B that holds output column o at k-tile kt: group g, then k-tile, then the worker's part. */
@@ -127,12 +111,47 @@ static size_t b_tile_of(const struct xdna_matmul_plan *p, uint32_t o, uint32_t k
     return (((size_t) g * p->kt + kt) * WORKERS_PER_COL + wk) * p->b_tile_bytes;
 }
 
-void xdna_matmul_pack_b_blocks(const struct xdna_matmul_plan *p, uint32_t o, const void *row, void *b) {
+void xdna_matmul_pack_b_blocks(const struct xdna_matmul_plan *p, const void *wv, size_t nb1, void *b) {
+    const uint8_t *w = wv;
+    const bool q4 = p->b_type == VNPU_TYPE_Q4_0;
     const size_t bs = vnpu_type_traits_get(p->b_type)->size;
-    const uint32_t per_tile = XDNA_MM_TILE_K / XDNA_MM_BLOCK, j = o % XDNA_MM_TILE_N;
-    for (uint32_t q = 0; q < p->K / XDNA_MM_BLOCK; q++) {
-        uint8_t *dst = (uint8_t *) b + b_tile_of(p, o, q / per_tile) + ((size_t) j * per_tile + q % per_tile) * bs;
-        memcpy(dst, (const uint8_t *) row + (size_t) q * bs, bs);
+    const uint32_t s = p->kernel.base.mac_dims[1], t = p->kernel.base.mac_dims[2], n = XDNA_MM_TILE_N;
+    const uint32_t k_tile = XDNA_MM_TILE_K, blocks = k_tile / XDNA_MM_BLOCK;
+    const size_t block_row = (size_t) n * s; /* a row of s x t blocks: s rows of k */
+    const uint8_t pad = q4 ? 8 : 0;          /* with scale 0: (8 - 8) x 0 = +0, where a Q4_0 quant 0 would give -0 */
+    uint8_t quants[XDNA_MM_TILE_K * XDNA_MM_TILE_N]; /* a tile's quants, one a byte, in the mmul's blocked order */
+    uint32_t row_at[XDNA_MM_TILE_K];                 /* row k of column 0 there: row k / s of blocks, k % s in it */
+    for (uint32_t k = 0; k < k_tile; k++) {
+        row_at[k] = (uint32_t) ((k / s) * block_row + (k % s) * t);
+    }
+    uint8_t *out = b;
+    /* the tiles in memory order (b_tile_of): group, k-tile, worker; in each the quants in the mmul's blocked order
+     * (rows of s x t blocks, xdna-mmul.h), then the scales of its k / 32 blocks, n columns each */
+    for (uint32_t g = 0; g < p->n_pad / (WORKERS_PER_COL * n); g++) {
+        for (uint32_t kt = 0; kt < p->kt; kt++) {
+            for (uint32_t wk = 0; wk < WORKERS_PER_COL; wk++, out += p->b_tile_bytes) {
+                const uint32_t o0 = (g * WORKERS_PER_COL + wk) * n;
+                uint8_t *scales = out + (q4 ? sizeof(quants) / 2 : sizeof(quants));
+                memset(quants, pad, sizeof(quants));
+                memset(scales, 0, (size_t) blocks * n * 2);
+                for (uint32_t j = 0; j < n && o0 + j < p->N; j++) {
+                    const size_t col = (size_t) (j / t) * s * t + j % t; /* column j in the first row of blocks */
+                    for (uint32_t q = 0; q < blocks && (kt * blocks + q) * XDNA_MM_BLOCK < p->K; q++) {
+                        const uint8_t *blk = w + (size_t) (o0 + j) * nb1 + (size_t) (kt * blocks + q) * bs;
+                        memcpy(scales + ((size_t) q * n + j) * 2, blk, 2); /* d, then the quants */
+                        const uint32_t *rows = row_at + q * XDNA_MM_BLOCK;
+                        for (uint32_t e = 0; e < XDNA_MM_BLOCK; e++) {
+                            /* GGML's Q4_0: weight e in the low nibble of byte e, weight e + 16 in its high nibble */
+                            const uint8_t v = !q4 ? blk[2 + e] : e < 16 ? blk[2 + e] & 15 : blk[2 + e - 16] >> 4;
+                            quants[rows[e] + col] = v;
+                        }
+                    }
+                }
+                for (size_t i = 0; i < sizeof(quants); i += 1 + q4) {
+                    out[i >> q4] = q4 ? (uint8_t) (quants[i] | quants[i + 1] << 4) : quants[i];
+                }
+            }
+        }
     }
 }
 

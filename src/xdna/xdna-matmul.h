@@ -56,9 +56,9 @@ struct xdna_matmul_plan {
 
 /* The plan of an M x K x N matmul on partition dev (bfp16: AIE2P's BFP16-emulation kernel) whose B streams as b_type:
  * VNPU_TYPE_BF16 (the host dequantizes any weight type to bf16 and packs it, xdna_matmul_pack_b_row), or
- * VNPU_TYPE_Q4_0 / VNPU_TYPE_Q8_0, GGML's blocks as the model holds them (xdna_matmul_pack_b_blocks; 4.5 or 8.5
- * bits a weight through DDR and the array, dequantized by the compute tiles' kernel, xdna-mmul.h; K a whole number
- * of blocks). VNPU_STATUS_BAD_ARG (logged) for a zero or too large dimension (XDNA_MM_MAX_DIM), another b_type, a
+ * VNPU_TYPE_Q4_0 / VNPU_TYPE_Q8_0, GGML's blocks repacked into tiles (xdna_matmul_pack_b_blocks; 4.5 or 8.5 bits a
+ * weight through DDR and the array, dequantized by the compute tiles' kernel, xdna-mmul.h; K a whole number of
+ * blocks). VNPU_STATUS_BAD_ARG (logged) for a zero or too large dimension (XDNA_MM_MAX_DIM), another b_type, a
  * kernel the arch has not, or a runtime sequence of more than XDNA_MAX_RUNTIME_TRANSFERS transfers (a batch too long
  * for the shapes). */
 enum vnpu_status xdna_matmul_plan_init(struct xdna_matmul_plan *p, const struct xdna_device *dev, bool bfp16,
@@ -73,16 +73,17 @@ bool xdna_matmul_fits(const struct xdna_device *dev, bool bfp16, enum vnpu_type 
  * weight packed once serves every batch size. */
 size_t xdna_matmul_b_bytes(const struct xdna_matmul_plan *p);
 
-/* Fill the packed b with padding, what a weight of 0 is in b_type (bf16 +0; a block of scale 0 that dequantizes to
- * +0), before the rows are packed into it. */
+/* Fill the packed bf16 b with padding (+0), before its rows are packed into it (xdna_matmul_pack_b_row). */
 void xdna_matmul_b_clear(const struct xdna_matmul_plan *p, void *b);
 
 /* Write B's column o (< N: src0's row o, K floats w) into the packed bf16 b, rounded to bf16 (nearest even). */
 void xdna_matmul_pack_b_row(const struct xdna_matmul_plan *p, uint32_t o, const float *w, void *b);
 
-/* Write B's column o (src0's row o: K / 32 blocks of b_type, as GGML stores the row) into the packed b, each k-tile's
- * blocks of the column together. */
-void xdna_matmul_pack_b_blocks(const struct xdna_matmul_plan *p, uint32_t o, const void *row, void *b);
+/* Write the whole packed b of a Q4_0 / Q8_0 plan from src0's matrix w (N rows of K / 32 GGML blocks, nb1 bytes
+ * apart), repacked into the tiled Q4_0 / Q8_0 the kernel reads (xdna_mm_kernel_init_blocks: each 64 x 64 tile's
+ * quants in the mmul's blocked order, then its scales; the same bits a weight), padding included (quants of scale 0
+ * that dequantize to +0). */
+void xdna_matmul_pack_b_blocks(const struct xdna_matmul_plan *p, const void *w, size_t nb1, void *b);
 
 struct xdna_matmul;
 

@@ -491,26 +491,104 @@ static void mm_fn_bfp16(const struct xdna_call *c) {
     mm_bfp16(&mc);
 }
 
-/* B as GGML blocks (xdna_mm_kernel_init_blocks): each column's blocks dequantized by GGML's own dequantization and
- * rounded to bf16 (nearest even), as the host does for the bf16 design, into the s x t blocked tile on the kernel's
- * stack; then the bf16 (or BFP16) kernel on it. */
+/* Eight lanes, in GCC's vector extensions (clang has them too): SSE on the portable build, AVX in the AVX2 clones. */
+typedef float f32x8 __attribute__((vector_size(32)));
+typedef int32_t i32x8 __attribute__((vector_size(32)));
+typedef uint32_t u32x8 __attribute__((vector_size(32)));
+typedef uint16_t u16x8 __attribute__((vector_size(16)));
+
+/* out[0..8) = bf16 of q x d, rounded as vnpu_f32_to_bf16 rounds (nearest even; a NaN kept, made quiet). */
+static inline __attribute__((always_inline)) void bf16_of_8(i32x8 q, f32x8 d, vnpu_bf16_t *out) {
+    const f32x8 x = __builtin_convertvector(q, f32x8) * d;
+    u32x8 u;
+    memcpy(&u, &x, sizeof(u));
+    const u32x8 rne = (u + (0x7fffu + ((u >> 16) & 1u))) >> 16, quiet = (u >> 16) | 64u;
+    const u32x8 nan = (u32x8) ((i32x8) (u & 0x7fffffffu) > 0x7f800000); /* all ones where NaN */
+    const u16x8 h = __builtin_convertvector((rne & ~nan) | (quiet & nan), u16x8);
+    memcpy(out, &h, sizeof(h));
+}
+
+/* Dequantize a tiled Q4_0 (q4) or Q8_0 B (xdna_mm_kernel_init_blocks) of kb_n block rows of s = 8 rows by nb column
+ * blocks of T into the blocked bf16 tile: quant i is B's element i there, its scale d[(row / 32) n + column] (d: the
+ * fp16 scales widened); the value GGML's dequantization ((q - 8) d, q d) rounded to nearest even. Eight consecutive
+ * elements at a time: 8 / T rows of a block, whose scales are its T columns'. T and q4 constant once inlined. */
+static inline __attribute__((always_inline)) void dequant_tile(const uint8_t *q, const float *d, vnpu_bf16_t *tile,
+                                                               uint32_t kb_n, uint32_t nb, const uint32_t T,
+                                                               const bool q4) {
+    const uint32_t n = nb * T;
+    for (uint32_t kb = 0; kb < kb_n; kb++) {
+        const float *dk = d + (size_t) (kb * 8 / XDNA_MM_BLOCK) * n; /* the scales of these rows' block, by column */
+        for (uint32_t jb = 0; jb < nb; jb++) {
+            float da[8];
+            for (uint32_t t = 0; t < 8; t++) {
+                da[t] = dk[jb * T + t % T];
+            }
+            f32x8 dv;
+            memcpy(&dv, da, sizeof(dv));
+            const size_t e0 = (size_t) (kb * nb + jb) * 8 * T; /* the block's first element */
+            for (uint32_t c = 0; c < T; c++) {                 /* 8 rows of T: T chunks of 8 */
+                const size_t e = e0 + (size_t) c * 8;
+                i32x8 qv;
+                if (q4) { /* the chunk's 4 bytes, lane l the nibble at bit 4 l */
+                    uint32_t w;
+                    memcpy(&w, q + e / 2, sizeof(w));
+                    const u32x8 shift = {0, 4, 8, 12, 16, 20, 24, 28};
+                    qv = (i32x8) (((u32x8){w, w, w, w, w, w, w, w} >> shift) & 15u) - 8;
+                } else {
+                    int8_t b[8] __attribute__((aligned(8)));
+                    memcpy(b, q + e, sizeof(b));
+                    typedef int8_t i8x8 __attribute__((vector_size(8)));
+                    i8x8 bv;
+                    memcpy(&bv, b, sizeof(bv));
+                    qv = __builtin_convertvector(bv, i32x8);
+                }
+                bf16_of_8(qv, dv, tile + e);
+            }
+        }
+    }
+}
+
+MM_HOT_CLONES static void dequant_q4_0_t4(const uint8_t *q, const float *d, vnpu_bf16_t *tile, uint32_t kb,
+                                          uint32_t nb) {
+    dequant_tile(q, d, tile, kb, nb, 4, true);
+}
+
+MM_HOT_CLONES static void dequant_q4_0_t8(const uint8_t *q, const float *d, vnpu_bf16_t *tile, uint32_t kb,
+                                          uint32_t nb) {
+    dequant_tile(q, d, tile, kb, nb, 8, true);
+}
+
+MM_HOT_CLONES static void dequant_q8_0_t4(const uint8_t *q, const float *d, vnpu_bf16_t *tile, uint32_t kb,
+                                          uint32_t nb) {
+    dequant_tile(q, d, tile, kb, nb, 4, false);
+}
+
+MM_HOT_CLONES static void dequant_q8_0_t8(const uint8_t *q, const float *d, vnpu_bf16_t *tile, uint32_t kb,
+                                          uint32_t nb) {
+    dequant_tile(q, d, tile, kb, nb, 8, false);
+}
+
+/* B as a tiled Q4_0 / Q8_0: dequantized into the blocked bf16 tile on the kernel's stack, which the bf16 (or BFP16)
+ * kernel then multiplies. */
 static void mm_fn_dequant(const struct xdna_call *c) {
     struct mm_call mc = mm_call_of(c);
     const struct xdna_mm_kernel *kp = mc.kp;
-    const struct vnpu_type_traits *tt = vnpu_type_traits_get(kp->b_type);
     static_assert(XDNA_MM_DEQUANT_MAX_KN * sizeof(vnpu_bf16_t) <= 16384, "the scratch tile stays a small stack frame");
+    VNPU_ASSERT(mc.s == 8 && (mc.t == 4 || mc.t == 8)); /* every bf16 and BFP16 mmul's (xdna_mm_kernel_init_blocks) */
     vnpu_bf16_t tile[XDNA_MM_DEQUANT_MAX_KN];
-    const uint8_t *blk = mc.b;
-    float f[XDNA_MM_BLOCK];
-    for (uint32_t j = 0; j < kp->n; j++) {
-        vnpu_bf16_t *col = tile + (size_t) (j / mc.t) * mc.s * mc.t + j % mc.t; /* row 0 of column j's blocks */
-        for (uint32_t kk = 0; kk < kp->k; kk += XDNA_MM_BLOCK, blk += tt->size) {
-            tt->to_f32(blk, f, XDNA_MM_BLOCK);
-            for (uint32_t i = 0; i < XDNA_MM_BLOCK; i++) {
-                const uint32_t q = kk + i; /* row q of B: block row q / s, row q % s in it */
-                col[(size_t) (q / mc.s) * mc.nb * mc.s * mc.t + (size_t) (q % mc.s) * mc.t] = vnpu_f32_to_bf16(f[i]);
-            }
-        }
+    float d[XDNA_MM_DEQUANT_MAX_KN / XDNA_MM_BLOCK];
+    const uint32_t kn = kp->k * kp->n;
+    const bool q4 = kp->b_type == VNPU_TYPE_Q4_0;
+    const uint8_t *q = mc.b, *scales = q + (q4 ? kn / 2 : kn);
+    for (uint32_t i = 0; i < kn / XDNA_MM_BLOCK; i++) {
+        vnpu_fp16_t h;
+        memcpy(&h, scales + 2 * i, 2);
+        d[i] = vnpu_fp16_to_f32(h);
+    }
+    if (q4) {
+        (mc.t == 4 ? dequant_q4_0_t4 : dequant_q4_0_t8)(q, d, tile, mc.kb, mc.nb);
+    } else {
+        (mc.t == 4 ? dequant_q8_0_t4 : dequant_q8_0_t8)(q, d, tile, mc.kb, mc.nb);
     }
     mc.b = tile;
     if (kp->bfp16) {
@@ -620,10 +698,11 @@ enum vnpu_status xdna_mm_kernel_init(struct xdna_mm_kernel *k_out, enum xdna_arc
 #define STORE_BYTES_PER_CYCLE 32
 
 size_t xdna_mm_b_bytes(const struct xdna_mm_kernel *k) {
+    const size_t kn = (size_t) k->k * k->n;
     if (k->dequant) {
-        return (size_t) k->k / XDNA_MM_BLOCK * k->n * vnpu_type_traits_get(k->b_type)->size;
+        return (k->b_type == VNPU_TYPE_Q4_0 ? kn / 2 : kn) + kn / XDNA_MM_BLOCK * sizeof(vnpu_fp16_t);
     }
-    return (size_t) k->k * k->n * dtype_bytes(k->in);
+    return kn * dtype_bytes(k->in);
 }
 
 /* The kernels with B in blocks: (arch, BFP16 build, block type) -> name. */

@@ -97,12 +97,14 @@ enum vnpu_status xdna_mm_kernel_init(struct xdna_mm_kernel *k_out, enum xdna_arc
 #define XDNA_MM_BLOCK          32   /* weights in a GGML Q4_0 or Q8_0 block */
 #define XDNA_MM_DEQUANT_MAX_KN 8192 /* the k x n tile a dequantizing kernel keeps on its stack, at most (16 KB) */
 
-/* The matmul kernel of xdna_mm_kernel_init (bf16 -> f32; bfp16 as there) whose B arrives as GGML blocks of b_type
- * (VNPU_TYPE_Q4_0, VNPU_TYPE_Q8_0: quants.h), 4.5 or 8.5 bits a weight instead of 16: B's n columns one after
- * another, each its k / 32 blocks in k order. The kernel dequantizes them as GGML does (d x (q - 8), d x q), rounds
- * to bf16 (nearest even) into a k x n tile on its stack (stack_bytes counts it against L1, rule 3), blocked s x t,
- * and multiplies as the bf16 kernel does: the same bits as dequantizing on the host. It adds DEQUANT_CYCLES per block
- * to the mmuls' (xdna-mmul.c). k % 32 == 0 and k n <= XDNA_MM_DEQUANT_MAX_KN besides the divisibility rules;
+/* The matmul kernel of xdna_mm_kernel_init (bf16 -> f32; bfp16 as there) whose B arrives as a tiled Q4_0 or Q8_0
+ * (b_type VNPU_TYPE_Q4_0, VNPU_TYPE_Q8_0: GGML's blocks of 32 weights along k, quants.h, repacked by the host), 4.5 or
+ * 8.5 bits a weight instead of 16: the k x n quants in the order of the blocked bf16 B (s x t blocks, above; Q4_0 two
+ * a byte, element 2i in the low nibble, 2i + 1 in the high; Q8_0 a byte each), then the fp16 scales of the k / 32
+ * blocks, block row by block row, n columns each. The kernel dequantizes them as GGML does (d x (q - 8), d x q),
+ * rounds to bf16 (nearest even) into a k x n tile on its stack (stack_bytes counts it against L1, rule 3) and
+ * multiplies as the bf16 kernel does: the same bits as dequantizing on the host. It adds DEQUANT_CYCLES per block to
+ * the mmuls' (xdna-mmul.c). k % 32 == 0 and k n <= XDNA_MM_DEQUANT_MAX_KN besides the divisibility rules;
  * VNPU_STATUS_BAD_ARG (logged) otherwise or for another type. */
 enum vnpu_status xdna_mm_kernel_init_blocks(struct xdna_mm_kernel *k_out, enum xdna_arch arch, bool bfp16,
                                             enum vnpu_type b_type, uint32_t m, uint32_t k, uint32_t n);

@@ -61,21 +61,26 @@ static void case_make(struct mm_case *t, const char *part, const struct mm_shape
         test_rng_fill_normal(&rng, t->a + (size_t) i * p->k_pad, s->K, 1.0f);
     }
     test_rng_fill_normal(&rng, t->w, (size_t) s->N * s->K, 1.0f);
-    xdna_matmul_b_clear(p, t->b);
     const size_t row_bytes = (size_t) s->K / (size_t) tt->blck * tt->size;
-    uint8_t *row = malloc(row_bytes);
-    assert_non_null(row);
+    uint8_t *wq = malloc(row_bytes * s->N);
+    assert_non_null(wq);
+    if (b_type == VNPU_TYPE_BF16) {
+        xdna_matmul_b_clear(p, t->b);
+    }
     for (uint32_t o = 0; o < s->N; o++) {
         float *w = t->w + (size_t) o * s->K;
         if (b_type == VNPU_TYPE_BF16) {
             xdna_matmul_pack_b_row(p, o, w, t->b);
         } else {
-            tt->from_f32_ref(w, row, s->K);
-            tt->to_f32(row, w, s->K);
-            xdna_matmul_pack_b_blocks(p, o, row, t->b);
+            tt->from_f32_ref(w, wq + o * row_bytes, s->K);
+            tt->to_f32(wq + o * row_bytes, w, s->K);
         }
     }
-    free(row);
+    if (b_type != VNPU_TYPE_BF16) {
+        memset(t->b, 0x5A, xdna_matmul_b_bytes(p)); /* every byte of it the packer's: padding included */
+        xdna_matmul_pack_b_blocks(p, wq, row_bytes, t->b);
+    }
+    free(wq);
     for (uint32_t i = 0; i < s->M; i++) {
         for (uint32_t o = 0; o < s->N; o++) {
             float acc = 0.0f;
