@@ -497,9 +497,10 @@ typedef int32_t i32x8 __attribute__((vector_size(32)));
 typedef uint32_t u32x8 __attribute__((vector_size(32)));
 typedef uint16_t u16x8 __attribute__((vector_size(16)));
 
-/* out[0..8) = bf16 of q x d, rounded as vnpu_f32_to_bf16 rounds (nearest even; a NaN kept, made quiet). */
-static inline __attribute__((always_inline)) void bf16_of_8(i32x8 q, f32x8 d, vnpu_bf16_t *out) {
-    const f32x8 x = __builtin_convertvector(q, f32x8) * d;
+/* out[0..8) = bf16 of q x d, rounded as vnpu_f32_to_bf16 rounds (nearest even; a NaN kept, made quiet). The vectors
+ * by pointer: a 32-byte vector passed by value changes the ABI where AVX is off (clang's -Wpsabi). */
+static inline __attribute__((always_inline)) void bf16_of_8(const i32x8 *q, const f32x8 *d, vnpu_bf16_t *out) {
+    const f32x8 x = __builtin_convertvector(*q, f32x8) * *d;
     u32x8 u;
     memcpy(&u, &x, sizeof(u));
     const u32x8 rne = (u + (0x7fffu + ((u >> 16) & 1u))) >> 16, quiet = (u >> 16) | 64u;
@@ -542,7 +543,7 @@ static inline __attribute__((always_inline)) void dequant_tile(const uint8_t *q,
                     memcpy(&bv, b, sizeof(bv));
                     qv = __builtin_convertvector(bv, i32x8);
                 }
-                bf16_of_8(qv, dv, tile + e);
+                bf16_of_8(&qv, &dv, tile + e);
             }
         }
     }
