@@ -234,24 +234,32 @@ static double dmax(double a, double b) {
     return a > b ? a : b;
 }
 
+/* Room in t for more events (its capacity at least doubled); false, and t marked truncated, when it cannot grow. */
+static bool trace_reserve(struct xdna_trace *t, size_t more) {
+    const size_t need = t->n + more;
+    if (need >= t->n && need <= t->cap) {
+        return true;
+    }
+    size_t cap = t->cap > SIZE_MAX / 2 ? SIZE_MAX : 2 * t->cap;
+    cap = need > cap ? need : cap < 1024 ? 1024 : cap;
+    struct xdna_trace_event *ev =
+        need < t->n || cap > SIZE_MAX / sizeof(*ev) ? NULL : realloc(t->ev, cap * sizeof(*ev));
+    if (!ev) {
+        t->truncated = true;
+        return false;
+    }
+    t->ev = ev;
+    t->cap = cap;
+    return true;
+}
+
 /* An event of the timeline into the thread's trace (none when the design does not trace; dropped, and the trace
  * marked truncated, when it cannot grow). */
 static void trace_add(struct run_ctx *rc, const struct xdna_trace_event *e) {
     struct xdna_trace *t = rc->trace;
-    if (!t) {
-        return;
+    if (t && trace_reserve(t, 1)) {
+        t->ev[t->n++] = *e;
     }
-    if (t->n == t->cap) {
-        const size_t cap = t->cap ? 2 * t->cap : 1024;
-        struct xdna_trace_event *ev = realloc(t->ev, cap * sizeof(*ev));
-        if (!ev) {
-            t->truncated = true;
-            return;
-        }
-        t->ev = ev;
-        t->cap = cap;
-    }
-    t->ev[t->n++] = *e;
 }
 
 /* When element n of fifo f is ready at its producer's side: released by its worker, arrived at its link's input
@@ -777,15 +785,8 @@ static void trace_merge(struct xdna_design *d, struct run_thread *t, uint32_t n_
         out->truncated = true;
         return;
     }
-    if (out->n + n > out->cap) {
-        const size_t cap = out->n + n > 2 * out->cap ? out->n + n : 2 * out->cap;
-        struct xdna_trace_event *ev = realloc(out->ev, cap * sizeof(*ev));
-        if (!ev) {
-            out->truncated = true;
-            return;
-        }
-        out->ev = ev;
-        out->cap = cap;
+    if (!trace_reserve(out, n)) {
+        return;
     }
     for (uint32_t c = 0; c < d->n_comps; c++) {
         const struct run_thread *r = &t[comp_thread[c]];
