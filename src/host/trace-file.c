@@ -1,19 +1,23 @@
 /* The process's trace file (trace-file.h). */
 #include "trace-file.h"
 
+#include "file-out.h"
 #include "log.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
 
 static struct {
     pthread_mutex_t lock;
-    FILE *f;
+    struct vnpu_file_out out; /* the file, written whole or not at all */
+    FILE *f;                  /* out.fp while open, NULL otherwise */
     char path[4096];
-    int users;        /* writers */
-    uint32_t events;  /* events written (separators) */
-    double origin_us; /* the monotonic clock at open: timestamps start near 0 */
+    int users;               /* writers */
+    uint32_t events;         /* events written (separators) */
+    double origin_us;        /* the monotonic clock at open: timestamps start near 0 */
+    enum vnpu_status result; /* the last file's */
 } trace_out = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 double trace_file_now_us(void) {
@@ -31,10 +35,10 @@ enum vnpu_status trace_file_open(const char *who, const char *path) {
     } else if (!trace_out.f && strlen(path) >= sizeof(trace_out.path)) {
         vnpu_log_error("%s: trace path too long (%zu bytes)", who, strlen(path));
         st = VNPU_STATUS_BAD_ARG;
-    } else if (!trace_out.f && !(trace_out.f = fopen(path, "w"))) {
+    } else if (!trace_out.f && (st = vnpu_file_out_open(path, &trace_out.out)) != VNPU_STATUS_OK) {
         vnpu_log_error("%s: cannot write the trace %s", who, path);
-        st = VNPU_STATUS_IO;
     } else if (trace_out.users == 0) {
+        trace_out.f = trace_out.out.fp;
         snprintf(trace_out.path, sizeof(trace_out.path), "%s", path);
         trace_out.events = 0;
         trace_out.origin_us = trace_file_now_us();
@@ -51,12 +55,21 @@ void trace_file_close(const char *who) {
     pthread_mutex_lock(&trace_out.lock);
     if (--trace_out.users == 0) {
         fputs("\n]}\n", trace_out.f);
-        if (fclose(trace_out.f) != 0) {
-            vnpu_log_error("%s: writing the trace %s failed", who, trace_out.path);
+        const int err = fflush(trace_out.f) != 0 ? errno : ferror(trace_out.f) ? EIO : 0; /* a full disk: ENOSPC */
+        trace_out.result = vnpu_file_out_commit(&trace_out.out, err);
+        if (trace_out.result != VNPU_STATUS_OK) {
+            vnpu_log_error("%s: writing the trace %s failed: no trace written", who, trace_out.path);
         }
         trace_out.f = NULL;
     }
     pthread_mutex_unlock(&trace_out.lock);
+}
+
+enum vnpu_status trace_file_result(void) {
+    pthread_mutex_lock(&trace_out.lock);
+    const enum vnpu_status st = trace_out.result;
+    pthread_mutex_unlock(&trace_out.lock);
+    return st;
 }
 
 void trace_file_lock(void) {

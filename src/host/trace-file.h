@@ -14,10 +14,16 @@
 #include <stdio.h>
 
 /* One more writer of the trace at path; the first opens the file (another path while it is open:
- * VNPU_STATUS_BAD_ARG; VNPU_STATUS_IO when it cannot be written). who names the writer in messages. */
+ * VNPU_STATUS_BAD_ARG; vnpu_file_out_open's errors: path a directory or a device, its folder not writable). who names
+ * the writer in messages. The file is written whole or not at all (file-out.h): the events go to a temporary beside
+ * path, which replaces it when the last writer closes. */
 enum vnpu_status trace_file_open(const char *who, const char *path);
-/* One writer less; the last completes and closes the file (a failed write is logged, naming who). */
+/* One writer less; the last completes the file and puts it in place (a failed write is logged, naming who, and leaves
+ * no file: trace_file_result says so). */
 void trace_file_close(const char *who);
+/* How the last trace file ended: VNPU_STATUS_OK (or none yet), VNPU_STATUS_IO when it could not be written. A tool
+ * that traced checks it once its devices are closed, and fails. */
+enum vnpu_status trace_file_result(void);
 
 void trace_file_lock(void);
 void trace_file_unlock(void);

@@ -47,8 +47,8 @@ struct vnpu_xdna_perf_row {
 
 /* What dev's designs did since it opened or its last reset (summed over runs; the array's tile statistics), for the
  * cost model and reports: the number of MUL_MAT nodes and design runs, and the modelled time of each run
- * (xdna_perf_run) and of each op the CPU ran meanwhile (any graph's: the device observes the scheduler while it is
- * open), per row. */
+ * (xdna_perf_run) and of each op the CPU ran meanwhile in a graph whose device list holds this device (the device
+ * observes the scheduler while it is open), per row. */
 struct vnpu_xdna_totals {
     struct xdna_run_stats stats;
     uint64_t nodes, runs;

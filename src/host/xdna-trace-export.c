@@ -32,7 +32,10 @@ void xdna_trace_export_close(struct xdna_trace_export *t) {
 struct xdna_trace *xdna_trace_export_events(struct xdna_trace_export *t) {
     t->events.n = 0;
     t->events.truncated = false;
-    t->events.max_events = t->stopped ? 1 : XDNA_TRACE_MAX_EVENTS - t->written; /* stopped: any run passes 1 */
+    if (t->stopped) {
+        return NULL;
+    }
+    t->events.max_events = XDNA_TRACE_MAX_EVENTS - t->written; /* >= 1: at the limit, stopped */
     return &t->events;
 }
 
@@ -93,13 +96,14 @@ void xdna_trace_export_run(struct xdna_trace_export *t, const char *node, const 
         event_x(track(t, e), name, at + e->t0 / cycles_per_us, (e->t1 - e->t0) / cycles_per_us, NULL, args);
     }
     t->written += t->events.n;
-    if (t->events.truncated && !t->stopped) {
+    if (!t->stopped && (t->events.truncated || t->written == XDNA_TRACE_MAX_EVENTS)) {
         t->stopped = true;
         trace_file_sep();
         fprintf(trace_file_stream(),
-                "{\"name\":\"array events stop here (%u written)\",\"ph\":\"i\",\"s\":\"p\",\"pid\":%d,\"tid\":0,"
-                "\"ts\":%.4f}",
-                XDNA_TRACE_MAX_EVENTS, XDNA_TRACE_PID, t->clock_us);
+                "{\"name\":\"array events stop here (%llu written, a run's more would pass %u)\",\"ph\":\"i\","
+                "\"s\":\"p\",\"pid\":%d,\"tid\":0,\"ts\":%.4f}",
+                (unsigned long long) t->written, XDNA_TRACE_MAX_EVENTS, XDNA_TRACE_PID,
+                t->clock_us + (t->events.truncated ? 0.0 : m->us));
     }
     t->clock_us += m->us;
     trace_file_unlock();

@@ -2,12 +2,12 @@
  * An XDNA device's Perfetto trace (the process's trace file, trace-file.h), on the cost model's timeline: the array has
  * no clock of the host's, so every event is where the model puts it (src/xdna/xdna-perf.h, xdna-array.h "Time").
  *
- * Tracks: the device is process XDNA_TRACE_PID ("NPU2 (AIE2P)"); thread 0, "graph (modelled)", holds a span per
- * design run ("MUL_MAT", args: node, modelled us, bound) and per op the CPU ran meanwhile ("CPU RMS_NORM"), one after
- * another from 0. Inside a run, half its fixed cost (run_us) after its start, the array's events: per compute tile a
- * track "(c,r) compute tile" of kernel calls (named by the kernel; args: the call's number on the tile) and waits in
- * acquires ("wait <fifo>"; args: the element), and per DMA channel a track "(c,r) <tile> S2MM k" / "MM2S k" of the
- * elements it moved (named by the fifo; args: the element). Tracks appear when first used. Past
+ * Tracks: the device is process XDNA_TRACE_PID ("NPU2 (AIE2P, modelled)"); thread 0, "graph (modelled)", holds a span
+ * per design run ("MUL_MAT", args: node, modelled us, bound) and per op the CPU ran meanwhile ("CPU RMS_NORM"), one
+ * after another from 0. Inside a run, half its fixed cost (run_us) after its start, the array's events: per compute
+ * tile a track "(c,r) compute tile" of kernel calls (named by the kernel; args: the call's number on the tile) and
+ * waits in acquires ("wait <fifo>"; args: the element), and per DMA channel a track "(c,r) <tile> S2MM k" / "MM2S k" of
+ * the elements it moved (named by the fifo; args: the element). Tracks appear when first used. Past
  * XDNA_TRACE_MAX_EVENTS array events the runs are still traced, their tile events no longer (an instant event on
  * thread 0 says where).
  */
@@ -38,7 +38,8 @@ struct xdna_trace_export {
 enum vnpu_status xdna_trace_export_open(struct xdna_trace_export *t, const struct xdna_device *part, const char *path);
 void xdna_trace_export_close(struct xdna_trace_export *t);
 
-/* The buffer the next run's design appends its events to (xdna_design_trace), emptied, bounded by what is left. */
+/* The buffer the next run's design appends its events to (xdna_design_trace), emptied, bounded by what is left; NULL
+ * once XDNA_TRACE_MAX_EVENTS are written (the runs' spans go on). */
 struct xdna_trace *xdna_trace_export_events(struct xdna_trace_export *t);
 
 /* A design run of node `node`, modelled as m, with the events its design appended: written, the clock advanced. */

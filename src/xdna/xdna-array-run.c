@@ -348,13 +348,13 @@ static void move_timeline(struct xdna_design *d, struct run_ctx *rc, struct fifo
         t0 = dmax(t0, dmax(dst_free_at(d, f, c, n), rc->chan_free[s->tile.col][s->tile.row][0][s->chan]));
     }
     double len = (double) f->elem_size / d->dev->stream_bytes_per_cycle;
-    const struct fifo_side *shim = p->type == XDNA_TILE_SHIM           ? p
-                                   : f->cons[0].type == XDNA_TILE_SHIM ? &f->cons[0]
-                                                                       : NULL;
-    if (shim) {
-        const double ddr = (double) f->elem_count * (conv ? 4 : f->elem_bytes);
-        rc->col_ddr_bytes[shim->tile.col] += ddr;
-        len = dmax(len, ddr / d->ddr_bpc_col);
+    for (uint32_t c = 0; c <= f->n_cons; c++) { /* the fill's shim, and every draining shim of a broadcast */
+        const struct fifo_side *s = c == 0 ? p : &f->cons[c - 1];
+        if (s->type == XDNA_TILE_SHIM) {
+            const double ddr = (double) f->elem_count * (c == 0 && conv ? 4 : f->elem_bytes);
+            rc->col_ddr_bytes[s->tile.col] += ddr;
+            len = dmax(len, ddr / d->ddr_bpc_col);
+        }
     }
     const double t1 = t0 + len;
     move_times(d, f, n, t1);
@@ -884,6 +884,65 @@ static enum vnpu_status run_components(struct xdna_design *d, void *const *ddr, 
     return st;
 }
 
+/* The components (a bit each) whose runtime transfers fill (fill) or drain into DDR buffer i, into masks[2 i + fill].
+ */
+static void ddr_comp_masks(const struct xdna_design *d, uint64_t *masks) {
+    static_assert(MAX_COMPS <= 64, "a component a bit");
+    for (uint32_t c = 0; c < d->n_comps; c++) {
+        for (uint32_t k = d->comp_first_fifo[c]; k < d->comp_first_fifo[c + 1]; k++) {
+            for (int t = d->fifos[d->comp_fifos[k]].first_task; t >= 0; t = d->tasks[t].next) {
+                masks[2 * (size_t) d->tasks[t].ddr_index + d->tasks[t].fill] |= 1ull << c;
+            }
+        }
+    }
+}
+
+/* The first transfer of fifos in component mask whose fill is fill and whose DDR buffer is i. */
+static const struct fifo *ddr_user(const struct xdna_design *d, uint64_t mask, bool fill, uint32_t i) {
+    for (uint32_t c = 0; c < d->n_comps; c++) {
+        for (uint32_t k = d->comp_first_fifo[c]; (mask >> c & 1) && k < d->comp_first_fifo[c + 1]; k++) {
+            const struct fifo *f = &d->fifos[d->comp_fifos[k]];
+            for (int t = f->first_task; t >= 0; t = d->tasks[t].next) {
+                if (d->tasks[t].fill == fill && d->tasks[t].ddr_index == i) {
+                    return f;
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Rule 8: the components run at once, so no component may fill from a DDR buffer another drains into (which bytes it
+ * read would depend on the host's threads). Buffers are told apart by address. Drains of several components into one
+ * buffer are the design's to keep apart, as on the hardware. */
+static enum vnpu_status check_ddr_sharing(struct xdna_design *d, void *const *ddr, uint32_t n_ddr) {
+    uint64_t *masks = calloc(2 * (size_t) n_ddr, sizeof(*masks));
+    if (!masks) {
+        return run_fail(d, VNPU_STATUS_NO_MEMORY, "xdna_design_run: cannot allocate the run's state");
+    }
+    ddr_comp_masks(d, masks);
+    enum vnpu_status st = VNPU_STATUS_OK;
+    for (uint32_t i = 0; i < n_ddr && st == VNPU_STATUS_OK; i++) {
+        for (uint32_t j = 0; j < n_ddr && st == VNPU_STATUS_OK; j++) {
+            const uint64_t drains = masks[2 * i], fills = masks[2 * j + 1];
+            if (ddr[i] != ddr[j] || !drains || !fills || (drains == fills && !(drains & (drains - 1)))) {
+                continue; /* another buffer, or one component alone */
+            }
+            /* a filling component b and a draining one a != b: b outside the drains if one is, a the lowest other */
+            const uint64_t b_pick = fills & ~drains ? fills & ~drains : fills, b = b_pick & -b_pick;
+            const uint64_t a_rest = drains & ~b, a = a_rest & -a_rest;
+            const struct fifo *reader = ddr_user(d, b, true, j), *writer = ddr_user(d, a, false, i);
+            st = run_fail(d, VNPU_STATUS_BAD_ARG,
+                          "runtime fill of fifo '%s' reads DDR buffer %u, which the drain of fifo '%s' writes%s: they "
+                          "share no tile, so they run at once and the bytes read would depend on the host's threads "
+                          "(rule 8)",
+                          reader->name, j, writer->name, i == j ? "" : " (the same memory)");
+        }
+    }
+    free(masks);
+    return st;
+}
+
 enum vnpu_status xdna_design_run(struct xdna_design *d, void *const *ddr, const size_t *ddr_bytes, uint32_t n_ddr,
                                  struct xdna_run_stats *stats) {
     if (d->status != VNPU_STATUS_OK) {
@@ -942,6 +1001,9 @@ enum vnpu_status xdna_design_run(struct xdna_design *d, void *const *ddr, const 
                           dir, f->name, (unsigned long long) (taps[i].offset >= buf_count ? taps[i].offset : reach),
                           t->ddr_index, (unsigned long long) buf_count);
         }
+    }
+    if (st == VNPU_STATUS_OK) {
+        st = check_ddr_sharing(d, ddr, n_ddr);
     }
     if (st == VNPU_STATUS_OK) {
         st = run_components(d, ddr, taps, stats);

@@ -78,7 +78,9 @@ static enum vnpu_status check_route(struct xdna_design *d, const char *name, str
     }
     const enum xdna_tile_type ta = tile_type(a), tb = tile_type(b);
     const char *why;
-    if (ta == XDNA_TILE_SHIM || tb == XDNA_TILE_SHIM) {
+    if (tile_eq(a, b)) {
+        why = "an ObjectFifo joins two different tiles";
+    } else if (ta == XDNA_TILE_SHIM || tb == XDNA_TILE_SHIM) {
         why = "a shim reaches its own column's mem tile: route L3 -> L2 -> L1";
     } else if (ta == XDNA_TILE_COMPUTE || tb == XDNA_TILE_COMPUTE) {
         why = "a compute tile's DMA reaches its own column's mem tile and adjacent compute tiles; cross columns "

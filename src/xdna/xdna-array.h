@@ -18,11 +18,13 @@
  *     belongs on a mem tile (seed 003), where depth is bounded by rule 3 only.
  *  5. BDs: every DMA side of an ObjectFifo (a non-shim producer's or consumer's) takes depth BDs on its tile; a
  *     tile's BDs <= its limit (16, 48, 16). A runtime transfer takes one shim BD while it runs.
- *  6. Access patterns (taps): at most the tile type's dims per BD (compute 3, mem 4, shim 3), each size
- *     1..XDNA_BD_MAX_WRAP, each stride < XDNA_BD_MAX_STRIDE words; the innermost dimension has stride 1 and moves
- *     a whole number of 32-bit words; one BD moves at most the tile type's max_transfer_words; the pattern stays
- *     inside its buffer. A transfer needing a fourth dim on a compute or shim tile is refused with the advice of
- *     seed 003: route it L3 -> L2 -> L1 and put the reshape on the mem tile.
+ *  6. Access patterns (taps): at most the tile type's dims per BD (compute 3, mem 4, shim 3); each outer size
+ *     1..XDNA_BD_MAX_WRAP and stride < XDNA_BD_MAX_STRIDE words; the innermost dimension has stride 1 and moves a
+ *     whole number of 32-bit words, at most XDNA_BD_MAX_WRAP words when there are outer ones (the wrap counts the
+ *     DMA's 32-bit words: 2046 bf16 elements fit; a pattern of one dimension is a plain length); one BD moves at
+ *     most the tile type's max_transfer_words; the pattern stays inside its buffer. A transfer needing a fourth dim on
+ * a compute or shim tile is refused with the advice of seed 003: route it L3 -> L2 -> L1 and put the reshape on the mem
+ * tile.
  *  7. ObjectFifo protocol: a worker acquires elements of a fifo in order and releases them in the order it
  *     acquired them, never more than it holds and never more than depth at once; a producer's acquired element is
  *     a free buffer, a consumer's a full one; a kernel reads and writes only elements its worker holds at the call.
@@ -30,11 +32,14 @@
  *     with poison (0xFF bytes: NaN in bf16 and f32) and an element a consumer releases is poisoned, so a kernel
  *     that writes too little or reads a buffer it no longer holds computes poison, which the tests detect.
  *  8. Dataflow: a run ends when every worker's program and every runtime transfer is done; a state in which no
- *     worker, DMA or transfer can progress is a deadlock, reported with what each party waits for.
+ *     worker, DMA or transfer can progress is a deadlock, reported with what each party waits for. The components
+ *     (below) run at once, so a runtime fill may not read a DDR buffer that another component drains into (refused
+ *     when the run starts; which bytes it read would depend on the host's threads).
  *  9. DMA channels: each ObjectFifo end on a tile takes one of that tile's DMA channels for the whole design, as
  *     mlir-aie allocates them: a producer end an MM2S channel (one for all the consumers of a broadcast), a consumer
  *     end an S2MM channel; on a shim a fill is MM2S (DDR to the array) and a drain S2MM. A tile has 2 + 2 (compute,
- *     shim) or 6 + 6 (mem tile) channels (xdna-arch.h).
+ *     shim) or 6 + 6 (mem tile) channels (xdna-arch.h). Between neighbouring compute tiles the array always moves
+ *     by DMA (mlir-aie's via_DMA): the shared-memory ObjectFifo, which takes no channel, is not modelled.
  *
  * Time (the modelled timeline, in array cycles from the run's start; deterministic, the host's threads and speed never
  * enter it): a DMA channel moves one element at a time, in its fifo end's order, starting when the element is ready at

@@ -10,6 +10,7 @@
 #include "xdna-arch.h"
 #include "xdna-array.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -524,6 +525,87 @@ static void test_timeline(void **state) {
     assert_true(trace.truncated);
     free(trace.ev);
     free(st);
+    xdna_design_free(d);
+}
+
+/* A drain in a broadcast: shim (0,0) -> mem (0,1) -> {compute (0,2), shim (0,0)}, the shim consumer first or second,
+ * 4 elements of n int32. */
+static struct xdna_design *drain_broadcast(const char *dev, bool shim_first, uint32_t n) {
+    struct xdna_design *d;
+    assert_int_equal(xdna_design_new(dev_of(dev), false, &d), VNPU_STATUS_OK);
+    const int in = xdna_fifo_new(d, "in", T(0, 0), &T(0, 1), 1, 2, n, 4);
+    const struct xdna_tile cons[2] = {shim_first ? T(0, 0) : T(0, 2), shim_first ? T(0, 2) : T(0, 0)};
+    const int bc = xdna_fifo_new(d, "bc", T(0, 1), cons, 2, 2, n, 4);
+    assert_int_equal(xdna_link_new(d, T(0, 1), &in, 1, &bc, 1, NULL), VNPU_STATUS_OK);
+    const int w = xdna_worker_new(d, T(0, 2));
+    assert_int_equal(xdna_worker_loop_begin(d, w, 4), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_acquire(d, w, bc, 1), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_call(d, w, &kern_copy_in, (const struct xdna_call_buf[1]){{bc, 0}}, 1, NULL, 0),
+                     VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_release(d, w, bc, 1), VNPU_STATUS_OK);
+    assert_int_equal(xdna_worker_loop_end(d, w), VNPU_STATUS_OK);
+    assert_int_equal(xdna_runtime_fill(d, in, 0, NULL, false), VNPU_STATUS_OK);
+    assert_int_equal(xdna_runtime_drain(d, bc, 1, NULL), VNPU_STATUS_OK);
+    assert_int_equal(xdna_design_build(d), VNPU_STATUS_OK);
+    return d;
+}
+
+/* The timeline counts the DDR bytes of every shim end, a drain in a broadcast too, wherever the shim is among its
+ * consumers: NPU2Col1 (7.5 GB/s at 1.76 GHz: 60 / 8 / 1.76 bytes a cycle) moves 4 x 16 KiB in and out; the DDR time
+ * bounds the run. */
+static void test_timeline_drain_broadcast(void **state) {
+    (void) state;
+    const uint32_t n = 4096;
+    int32_t *in = malloc(4 * n * sizeof(int32_t)), *out = calloc(4 * n, sizeof(int32_t));
+    assert_true(in && out);
+    for (uint32_t i = 0; i < 4 * n; i++) {
+        in[i] = (int32_t) i;
+    }
+    void *ddr[2] = {in, out};
+    const size_t bytes[2] = {4 * n * sizeof(int32_t), 4 * n * sizeof(int32_t)};
+    struct xdna_run_stats st[2];
+    for (int first = 0; first < 2; first++) {
+        struct xdna_design *d = drain_broadcast("NPU2Col1", first, n);
+        assert_int_equal(xdna_design_run(d, ddr, bytes, 2, &st[first]), VNPU_STATUS_OK);
+        assert_memory_equal(out, in, bytes[0]);
+        xdna_design_free(d);
+    }
+    const double bpc = 60.0 / 8 / 1.76; /* NPU2Col1's DDR bytes a cycle, its one column */
+    assert_true(fabs(st[0].ddr_cycles - 2.0 * bytes[0] / bpc) < 1e-6 * st[0].ddr_cycles);
+    assert_true(st[0].ddr_cycles == st[1].ddr_cycles && st[0].cycles == st[1].cycles);
+    assert_true(st[0].cycles >= st[0].ddr_cycles);
+    free(in);
+    free(out);
+}
+
+/* Rule 8: components run at once, so a fill may not read a DDR buffer another component drains into (given as the
+ * same index, or as two indices of one buffer); drains of two components into one buffer are allowed. */
+static void test_refuse_ddr_sharing(void **state) {
+    (void) state;
+    struct xdna_design *d;
+    assert_int_equal(xdna_design_new(dev_of("NPU1Col2"), false, &d), VNPU_STATUS_OK);
+    for (uint8_t c = 0; c < 2; c++) {
+        char in_name[8], out_name[8];
+        snprintf(in_name, sizeof(in_name), "in%u", c);
+        snprintf(out_name, sizeof(out_name), "out%u", c);
+        const int in = xdna_fifo_new(d, in_name, T(c, 0), &T(c, 1), 1, 2, 64, 4);
+        const int out = xdna_fifo_new(d, out_name, T(c, 1), &T(c, 0), 1, 2, 64, 4);
+        assert_int_equal(xdna_link_new(d, T(c, 1), &in, 1, &out, 1, NULL), VNPU_STATUS_OK);
+        assert_int_equal(xdna_runtime_fill(d, in, c, NULL, false), VNPU_STATUS_OK); /* column c from buffer c */
+        assert_int_equal(xdna_runtime_drain(d, out, 2, NULL), VNPU_STATUS_OK);      /* both into buffer 2 */
+    }
+    assert_int_equal(xdna_design_build(d), VNPU_STATUS_OK);
+    int32_t a[64] = {0}, b[64] = {0}, c2[64];
+    void *ddr[3] = {a, b, c2};
+    const size_t bytes[3] = {sizeof(a), sizeof(b), sizeof(c2)};
+    assert_int_equal(xdna_design_run(d, ddr, bytes, 3, NULL), VNPU_STATUS_OK); /* two drains into one buffer */
+    ddr[1] = c2; /* column 1 now fills from what both drain into */
+    assert_int_equal(xdna_design_run(d, ddr, bytes, 3, NULL), VNPU_STATUS_BAD_ARG);
+    assert_string_equal(
+        xdna_design_error(d),
+        "runtime fill of fifo 'in1' reads DDR buffer 1, which the drain of fifo 'out0' writes (the same "
+        "memory): they share no tile, so they run at once and the bytes read would depend on the host's "
+        "threads (rule 8)");
     xdna_design_free(d);
 }
 
@@ -1098,6 +1180,8 @@ int main(void) {
         cmocka_unit_test(test_repeat),
         cmocka_unit_test(test_convert_bf16),
         cmocka_unit_test(test_timeline),
+        cmocka_unit_test(test_timeline_drain_broadcast),
+        cmocka_unit_test(test_refuse_ddr_sharing),
         cmocka_unit_test(test_refuse_dims),
         cmocka_unit_test(test_refuse_tap_fields),
         cmocka_unit_test(test_refuse_transfer_length),

@@ -222,11 +222,52 @@ static void test_trace(void **state) {
     free(err);
 }
 
+/* --trace never writes over an input or the other output: the model file, the prompt file and --logits-out's file are
+ * refused (exit 2) before anything runs, and the model is left as it was. */
+static void test_trace_paths(void **state) {
+    (void) state;
+    char model[4200], prompt[4200];
+    snprintf(model, sizeof(model), "%s/trace-model.gguf", test_tmpdir());
+    snprintf(prompt, sizeof(prompt), "%s/trace-prompt.txt", test_tmpdir());
+    size_t size;
+    void *bytes = test_read_file(test_model_path("stories260K.gguf"), &size);
+    assert_non_null(bytes);
+    test_write_file(model, bytes, size);
+    test_write_file(prompt, "Once upon", 9);
+    static const struct {
+        const char *args, *msg;
+    } cases[] = {
+        {"-p Once --trace %s", "--trace %s is the model file; choose another path"},
+        {"-f %2$s --trace %2$s", "--trace %2$s is the prompt file; choose another path"},
+        {"-p Once --trace %2$s.out --logits-out %2$s.out",
+         "--trace %2$s.out is --logits-out's file; choose another path"},
+        {"-p Once --logits-out %1$s", "--logits-out %1$s is the model file; choose another path"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char args[16384], msg[16384], *err = NULL;
+        snprintf(args, sizeof(args), cases[i].args, model, prompt);
+        snprintf(msg, sizeof(msg), cases[i].msg, model, prompt);
+        const int rc = test_run(NULL, &err, "%s/vnpu-cli -m %s -n 2 --device NPU2 %s", test_tools_dir(), model, args);
+        if (rc != 2 || !strstr(err, msg)) {
+            fail_msg("vnpu-cli %s: exit %d, stderr:\n%.2000s\nwanted exit 2 and: %s", args, rc, err, msg);
+        }
+        free(err);
+    }
+    size_t after_size;
+    void *after = test_read_file(model, &after_size);
+    assert_non_null(after);
+    assert_int_equal(after_size, size);
+    assert_memory_equal(after, bytes, size);
+    free(after);
+    free(bytes);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_greedy_npu2),   cmocka_unit_test(test_greedy_npu1col1),
         cmocka_unit_test(test_greedy_strict), cmocka_unit_test(test_logits_stories260k),
         cmocka_unit_test(test_tiny_models),   cmocka_unit_test(test_trace),
+        cmocka_unit_test(test_trace_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

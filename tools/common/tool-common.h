@@ -1,6 +1,6 @@
 /*
- * What the command-line tools share: strict number parsing for options, a progress bar, and the clock their timings
- * read.
+ * What the command-line tools share: strict number parsing for options, a progress bar, a check that an output is
+ * not an input, and the clock their timings read.
  */
 #ifndef VNPU_TOOL_COMMON_H
 #define VNPU_TOOL_COMMON_H
@@ -19,6 +19,10 @@ const char *tool_option_value(const char *tool, int argc, char **argv, int *i);
 /* A progress bar on stderr, drawn only when stderr is a terminal: "label [=====>    ]  45%". done/total in
  * [0, 1]; finished at 1 (the line is ended). Matches vnpu_progress_fn (include/vnpu.h). */
 bool tool_progress(float progress, void *label);
+
+/* Whether paths a and b name the same file: the same device and inode when both exist, the same text otherwise (an
+ * output about to be created over an input given by the same name). */
+bool tool_same_file(const char *a, const char *b);
 
 /* Seconds on the host's monotonic clock (CLOCK_MONOTONIC), from an arbitrary origin: differences time runs. */
 double tool_now_s(void);

@@ -10,6 +10,7 @@
 #include "file-out.h"
 #include "htp-host.h"
 #include "tool-common.h"
+#include "trace-file.h"
 #include "vdsp.h"
 #include "vnpu.h"
 
@@ -195,27 +196,43 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
         fprintf(stderr, TOOL ": --arch '%s': expected v73, v75, v79 or v81\n", a->arch);
         exit(2);
     }
-    if (a->perf_model && a->cparams.devices && !strstr(a->cparams.devices, "HTP")) {
-        fprintf(stderr, TOOL ": --perf-model prices NPU ops, and --device %s has none\n", a->cparams.devices);
+    if ((a->perf_model || a->arch) && a->cparams.devices && !strstr(a->cparams.devices, "HTP")) {
+        fprintf(stderr,
+                TOOL ": %s models the Hexagon targets' HTP devices, and --device %s has none (the XDNA devices' cost "
+                     "model: vnpu-bench -m MODEL -dev NPU2, docs/xdna-cost-model.md)\n",
+                a->perf_model ? "--perf-model" : "--arch", a->cparams.devices);
         exit(2);
     }
     if (!a->prompt && !a->prompt_file && !a->tokens) {
         fprintf(stderr, TOOL ": no prompt given (-p TEXT, -f FILE or --tokens IDS)\n");
         exit(2);
     }
-    if (a->cparams.trace_path && a->cparams.devices && !strstr(a->cparams.devices, "HTP") &&
-        !strstr(a->cparams.devices, "NPU")) {
+    if (a->cparams.trace_path && a->cparams.devices && strcmp(a->cparams.devices, "CPU") == 0) {
         fprintf(stderr,
-                TOOL ": --trace %s: only NPU devices are traced, and --device %s has none (add HTP0 or an XDNA "
-                     "device such as NPU2, or leave --device out for the NPU devices)\n",
-                a->cparams.trace_path, a->cparams.devices);
+                TOOL ": --trace %s: only NPU devices are traced, and --device CPU is none (add HTP0 or an XDNA device "
+                     "such as NPU2, or leave --device out for the NPU devices)\n",
+                a->cparams.trace_path);
         exit(2);
     }
-    struct stat sm, sl;
-    if (a->logits_out && stat(a->model, &sm) == 0 && stat(a->logits_out, &sl) == 0 && sm.st_dev == sl.st_dev &&
-        sm.st_ino == sl.st_ino) {
-        fprintf(stderr, TOOL ": --logits-out %s is the model file; choose another path\n", a->logits_out);
+    if (a->cparams.trace_path && !a->cparams.trace_path[0]) {
+        fprintf(stderr, TOOL ": --trace: an empty path\n");
         exit(2);
+    }
+    /* an output must not be an input, nor the other output */
+    const struct {
+        const char *option, *path;
+    } outs[2] = {{"--logits-out", a->logits_out}, {"--trace", a->cparams.trace_path}};
+    for (int i = 0; i < 2; i++) {
+        const char *in = !outs[i].path                                                    ? NULL
+                         : tool_same_file(outs[i].path, a->model)                         ? "the model file"
+                         : a->prompt_file && tool_same_file(outs[i].path, a->prompt_file) ? "the prompt file"
+                         : i == 1 && a->logits_out && tool_same_file(outs[i].path, a->logits_out)
+                             ? "--logits-out's file"
+                             : NULL;
+        if (in) {
+            fprintf(stderr, TOOL ": %s %s is %s; choose another path\n", outs[i].option, outs[i].path, in);
+            exit(2);
+        }
     }
 }
 
@@ -499,7 +516,7 @@ int main(int argc, char **argv) {
         free(file_text);
         return 1;
     }
-    struct vnpu_file_out trace_probe; /* the trace is written at the end: its path is tried now */
+    struct vnpu_file_out trace_probe; /* the trace replaces its path at the end: the path is tried now */
     if (a.cparams.trace_path) {
         if (vnpu_file_out_open(a.cparams.trace_path, &trace_probe) != VNPU_STATUS_OK) {
             vnpu_file_out_abort(&lf.out);
@@ -567,6 +584,10 @@ int main(int argc, char **argv) {
     free(tokens);
     free(file_text);
     vnpu_context_free(ctx);
-    vnpu_model_free(model);
+    vnpu_model_free(model); /* closes the devices, which complete the trace */
+    if (a.cparams.trace_path && trace_file_result() != VNPU_STATUS_OK) {
+        fprintf(stderr, TOOL ": the trace %s could not be written (the error above says why)\n", a.cparams.trace_path);
+        rc = 1;
+    }
     return rc;
 }

@@ -16,6 +16,7 @@
 #include "test-ops-cases.h"
 #include "test-ops-run.h"
 #include "tool-common.h"
+#include "trace-file.h"
 #include "xdna-host.h"
 
 #include <stdio.h>
@@ -174,8 +175,12 @@ int main(int argc, char **argv) {
         printf("  %d/%d tests passed%s\n", n_pass, n_run,
                n_unsupported ? " (unsupported cases count as failures)" : "");
     }
-    printf("  Backend %s: %s\n", a.backend, n_run > 0 && n_pass == n_run ? "OK" : "FAIL");
-    vnpu_device_free(dut);
+    vnpu_device_free(dut); /* completes the trace */
     vnpu_device_free(ref);
-    return n_run > 0 && n_pass == n_run ? 0 : 1;
+    const bool traced = !a.trace || trace_file_result() == VNPU_STATUS_OK;
+    if (!traced) {
+        fprintf(stderr, TOOL ": the trace %s could not be written (the error above says why)\n", a.trace);
+    }
+    printf("  Backend %s: %s\n", a.backend, n_run > 0 && n_pass == n_run && traced ? "OK" : "FAIL");
+    return n_run > 0 && n_pass == n_run && traced ? 0 : 1;
 }
