@@ -585,7 +585,7 @@ static void test_refuse_ddr_sharing(void **state) {
     struct xdna_design *d;
     assert_int_equal(xdna_design_new(dev_of("NPU1Col2"), false, &d), VNPU_STATUS_OK);
     for (uint8_t c = 0; c < 2; c++) {
-        char in_name[8], out_name[8];
+        char in_name[16], out_name[16];
         snprintf(in_name, sizeof(in_name), "in%u", c);
         snprintf(out_name, sizeof(out_name), "out%u", c);
         const int in = xdna_fifo_new(d, in_name, T(c, 0), &T(c, 1), 1, 2, 64, 4);
@@ -758,7 +758,7 @@ static struct xdna_design *split_to(const char *dev, const struct xdna_tile *con
     const int in2 = xdna_fifo_new(d, "in2", T(0, 0), &T(0, 1), 1, 2, 16 * n_out, 4);
     int out[8];
     for (uint32_t i = 0; i < n_out; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof(name), "o%u", i);
         out[i] = xdna_fifo_new(d, name, T(0, 1), &cons[i], 1, 2, 16, 4);
         if (cons[i].row == XDNA_ROW_MEM) {
