@@ -115,7 +115,7 @@ static void test_gguf_valid(void **state) {
         gguf_case_build(&cases[i], &d, &bytes);
         for (int k = 0; k < d.n_kv; k++) {
             if (strcmp(d.kv[k].key, "general.architecture") == 0) {
-                snprintf(why, sizeof(why), "architecture '%s' is not supported (llama)", d.kv[k].str);
+                snprintf(why, sizeof(why), "architecture '%s' is not supported (llama, qwen2, qwen3)", d.kv[k].str);
             }
         }
         char *out = NULL, *err = NULL;
