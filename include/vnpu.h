@@ -85,7 +85,7 @@ struct vnpu_model_params {
 /* devices NULL (every NPU device), no progress callback. */
 struct vnpu_model_params vnpu_model_default_params(void);
 
-/* Load a GGUF model (llama architecture) from path. The file is mapped read-only and validated as GGUF
+/* Load a GGUF model (architecture llama, qwen2 or qwen3) from path. The file is mapped read-only and validated as GGUF
  * and as a model (hparams, tokenizer, tensor shapes); on error *model is NULL and the cause was logged.
  * params NULL: vnpu_model_default_params(). The model opens its devices and holds them until it is freed, its
  * weights placed in their buffers; its contexts compute on the same devices (one NPU session per device). */
@@ -104,7 +104,8 @@ vnpu_token vnpu_model_eos(const struct vnpu_model *model);
 bool vnpu_model_add_bos(const struct vnpu_model *model);
 /* True for end-of-generation tokens (EOS, EOT). */
 bool vnpu_model_is_eog(const struct vnpu_model *model, vnpu_token token);
-/* One line such as "llama 292.80K params, F32, 5 layers, n_embd 64"; writes at most size bytes. */
+/* One line such as "llama 292.80K params, F32, 5 layers, n_embd 64" (the architecture first: llama, qwen2, qwen3);
+ * writes at most size bytes. */
 void vnpu_model_desc(const struct vnpu_model *model, char *buf, size_t size);
 
 /* Tokenize text (len bytes, UTF-8). add_special: BOS as the vocabulary says; parse_special: control

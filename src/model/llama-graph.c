@@ -41,12 +41,26 @@ static struct vnpu_tensor *rms_norm_mul(struct vnpu_ctx *ctx, struct vnpu_tensor
     return named(vnpu_mul(ctx, cur, weight), what, il);
 }
 
-/* Rotary embedding of x [head_dim, n_heads, n_tokens] at the input positions (normal mode, no YaRN). */
+/* x + b, b [x->ne[0]] broadcast over x's rows, named what; x itself when b is NULL (an optional bias the file lacks).
+ */
+static struct vnpu_tensor *bias(struct vnpu_ctx *ctx, struct vnpu_tensor *x, struct vnpu_tensor *b, const char *what,
+                                int il) {
+    return b ? named(vnpu_add(ctx, x, b), what, il) : x;
+}
+
+/* w x + b: a MUL_MAT and its optional bias, both named what. */
+static struct vnpu_tensor *linear(struct vnpu_ctx *ctx, struct vnpu_tensor *w, struct vnpu_tensor *b,
+                                  struct vnpu_tensor *x, const char *what, int il) {
+    return bias(ctx, named(vnpu_mul_mat(ctx, w, x), what, il), b, what, il);
+}
+
+/* Rotary embedding of x [head_dim, n_heads, n_tokens] at the input positions, in the architecture's mode (normal for
+ * llama, NEOX for the Qwens), with Llama 3's frequency factors when the model has them, no YaRN. */
 static struct vnpu_tensor *rope(struct vnpu_ctx *ctx, const struct vnpu_model *model, struct vnpu_tensor *x,
                                 struct vnpu_tensor *pos) {
     const struct llama_hparams *hp = &model->hp;
-    return vnpu_rope_ext(ctx, x, pos, model->w.rope_freqs, (int) hp->n_rot, VNPU_ROPE_TYPE_NORMAL, (int) hp->n_ctx_orig,
-                         hp->rope_freq_base, hp->rope_freq_scale, 0.0f, 1.0f, 32.0f, 1.0f);
+    return vnpu_rope_ext(ctx, x, pos, model->w.rope_freqs, (int) hp->n_rot, llama_arch_traits_get(hp->arch)->rope_type,
+                         (int) hp->n_ctx_orig, hp->rope_freq_base, hp->rope_freq_scale, 0.0f, 1.0f, 32.0f, 1.0f);
 }
 
 /* Attention of q [head_dim, n_head, n_tokens] over cells 0..n_kv-1 of the caches kc, vc of layer il (n_head_kv
@@ -77,9 +91,10 @@ static struct vnpu_tensor *attention(struct vnpu_ctx *ctx, const struct vnpu_mod
 }
 
 /* The heads' part of the self-attention of layer il over cur [n_embd, n_tokens], by the weights of part (a whole
- * layer's or a tensor split's device's, with n_head_kv of the KV heads) and the caches kc, vc: the projections,
- * RoPE, the batch's K and V written into the caches, attention over them -> [n_embd_head * n_head, n_tokens], the
- * input of attn_output (llama.cpp's "kqv_out"). */
+ * layer's or a tensor split's device's, with n_head_kv of the KV heads) and the caches kc, vc: the projections (with
+ * their biases, Qwen 2's), Qwen 3's RMS norm of each query and key head, RoPE, the batch's K and V written into the
+ * caches, attention over them -> [n_embd_head * n_head, n_tokens], the input of attn_output (llama.cpp's
+ * "kqv_out"). */
 static struct vnpu_tensor *attention_heads(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct vnpu_model *model,
                                            const struct llama_layer_part *part, int64_t n_head_kv,
                                            struct vnpu_tensor *kc, struct vnpu_tensor *vc,
@@ -90,10 +105,14 @@ static struct vnpu_tensor *attention_heads(struct vnpu_ctx *ctx, struct vnpu_gra
     const int64_t n_head = n_head_kv * (hp->n_head / hp->n_head_kv);
     /* the projections named as llama.cpp names them before and after RoPE (messages name the MUL_MAT) */
     struct vnpu_tensor *q_cur =
-        vnpu_reshape_3d(ctx, named(vnpu_mul_mat(ctx, part->wq, cur), "Qcur", il), head_dim, n_head, n_tokens);
+        vnpu_reshape_3d(ctx, linear(ctx, part->wq, part->bq, cur, "Qcur", il), head_dim, n_head, n_tokens);
     struct vnpu_tensor *k_cur =
-        vnpu_reshape_3d(ctx, named(vnpu_mul_mat(ctx, part->wk, cur), "Kcur", il), head_dim, n_head_kv, n_tokens);
-    struct vnpu_tensor *v_cur = named(vnpu_mul_mat(ctx, part->wv, cur), "Vcur", il);
+        vnpu_reshape_3d(ctx, linear(ctx, part->wk, part->bk, cur, "Kcur", il), head_dim, n_head_kv, n_tokens);
+    struct vnpu_tensor *v_cur = linear(ctx, part->wv, part->bv, cur, "Vcur", il);
+    if (part->attn_q_norm) { /* Qwen 3: each head normed over its head_dim elements (the table requires both) */
+        q_cur = rms_norm_mul(ctx, q_cur, part->attn_q_norm, hp->rms_eps, "Qcur_normed", il);
+        k_cur = rms_norm_mul(ctx, k_cur, part->attn_k_norm, hp->rms_eps, "Kcur_normed", il);
+    }
     q_cur = named(rope(ctx, model, q_cur, in->pos), "Qcur", il);
     k_cur = named(rope(ctx, model, k_cur, in->pos), "Kcur", il);
 
@@ -105,11 +124,11 @@ static struct vnpu_tensor *attention_heads(struct vnpu_ctx *ctx, struct vnpu_gra
 }
 
 /* The hidden features of layer il's feed-forward over cur [n_embd, n_tokens] by the weights of part:
- * swiglu(ffn_gate x, ffn_up x) -> [rows of part's ffn_gate, n_tokens], the input of ffn_down. */
+ * swiglu(ffn_gate x + b_gate, ffn_up x + b_up) -> [rows of part's ffn_gate, n_tokens], the input of ffn_down. */
 static struct vnpu_tensor *ffn_hidden(struct vnpu_ctx *ctx, const struct llama_layer_part *part,
                                       struct vnpu_tensor *cur, int il) {
-    struct vnpu_tensor *gate = named(vnpu_mul_mat(ctx, part->ffn_gate, cur), "ffn_gate", il);
-    struct vnpu_tensor *up = named(vnpu_mul_mat(ctx, part->ffn_up, cur), "ffn_up", il);
+    struct vnpu_tensor *gate = linear(ctx, part->ffn_gate, part->ffn_gate_b, cur, "ffn_gate", il);
+    struct vnpu_tensor *up = linear(ctx, part->ffn_up, part->ffn_up_b, cur, "ffn_up", il);
     return named(vnpu_swiglu_split(ctx, gate, up), "ffn_swiglu", il);
 }
 
@@ -160,7 +179,7 @@ static struct vnpu_tensor *split_attention(struct vnpu_ctx *ctx, struct vnpu_gra
     }
     for (int d = 0; d < w->n_part; d++) {
         if (w->split.embd[d].n > 0) {
-            gather_rows(ctx, g, named(vnpu_mul_mat(ctx, y->part[d].wo, gt->kqv), "attn_out", il), gt->attn,
+            gather_rows(ctx, g, linear(ctx, y->part[d].wo, y->part[d].bo, gt->kqv, "attn_out", il), gt->attn,
                         w->split.embd[d].start);
             *start = place_nodes(g, *start, p->tensor_dev[d]);
         }
@@ -185,7 +204,7 @@ static struct vnpu_tensor *split_feed_forward(struct vnpu_ctx *ctx, struct vnpu_
     struct vnpu_tensor *hidden = gather_cols(ctx, gt->hidden, n);
     for (int d = 0; d < w->n_part; d++) {
         if (w->split.embd[d].n > 0) {
-            gather_rows(ctx, g, named(vnpu_mul_mat(ctx, y->part[d].ffn_down, hidden), "ffn_out", il), gt->ffn,
+            gather_rows(ctx, g, linear(ctx, y->part[d].ffn_down, y->part[d].ffn_down_b, hidden, "ffn_out", il), gt->ffn,
                         w->split.embd[d].start);
             *start = place_nodes(g, *start, p->tensor_dev[d]);
         }
@@ -229,10 +248,9 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
         if (w->n_part > 0) {
             attn = split_attention(ctx, g, model, kv, p, in, &gt, cur, il, &layer_start);
         } else {
-            attn = named(vnpu_mul_mat(ctx, y->wo,
-                                      attention_heads(ctx, g, model, &whole, hp->n_head_kv, kv->k[il], kv->v[il], p, in,
-                                                      cur, il)),
-                         "attn_out", il);
+            attn = linear(ctx, y->wo, y->bo,
+                          attention_heads(ctx, g, model, &whole, hp->n_head_kv, kv->k[il], kv->v[il], p, in, cur, il),
+                          "attn_out", il);
         }
         if (il == (int) hp->n_layer - 1 && in->out_ids) {
             /* Only the rows whose logits are kept go through the last feed-forward and the output. */
@@ -246,7 +264,7 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
         layer_start = place_nodes(g, layer_start, dev);
         struct vnpu_tensor *ffn =
             w->n_part > 0 ? split_feed_forward(ctx, g, w, p, &gt, cur, il, &layer_start)
-                          : named(vnpu_mul_mat(ctx, y->ffn_down, ffn_hidden(ctx, &whole, cur, il)), "ffn_out", il);
+                          : linear(ctx, y->ffn_down, y->ffn_down_b, ffn_hidden(ctx, &whole, cur, il), "ffn_out", il);
         inp_l = named(vnpu_add(ctx, ffn, ffn_inp), "l_out", il);
         vnpu_graph_build_forward_expand(g, inp_l);
         layer_start = place_nodes(g, layer_start, dev);
@@ -262,13 +280,17 @@ void llama_graph_build(struct vnpu_ctx *ctx, struct vnpu_graph *g, const struct 
             if (w->output_part[d]) {
                 struct vnpu_tensor *part = vnpu_mul_mat(ctx, w->output_part[d], cur);
                 vnpu_set_name(part, "result_output.part%d", d);
+                if (w->output_b_part[d]) {
+                    part = vnpu_add(ctx, part, w->output_b_part[d]);
+                    vnpu_set_name(part, "result_output.part%d", d);
+                }
                 gather_rows(ctx, g, part, in->logits, w->split.vocab[d].start);
                 layer_start = place_nodes(g, layer_start, p->tensor_dev[d]);
             }
         }
         return;
     }
-    in->logits = named(vnpu_mul_mat(ctx, w->output, cur), "result_output", -1);
+    in->logits = linear(ctx, w->output, w->output_b, cur, "result_output", -1);
     in->logits->flags |= VNPU_TENSOR_FLAG_OUTPUT;
     vnpu_graph_build_forward_expand(g, in->logits);
     place_nodes(g, layer_start, out_dev);

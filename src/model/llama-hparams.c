@@ -5,17 +5,17 @@
 #include <math.h>
 #include <string.h>
 
-/* Key of the llama architecture: "llama." + suffix. */
-static const char *llama_key(char *buf, size_t size, const char *suffix) {
-    snprintf(buf, size, "llama.%s", suffix);
+/* Key of f's architecture: "<arch>." + suffix ("qwen2.block_count"). */
+static const char *hparam_key(char *buf, size_t size, const struct llama_hparams *hp, const char *suffix) {
+    snprintf(buf, size, "%s.%s", llama_arch_traits_get(hp->arch)->name, suffix);
     return buf;
 }
 
 /* An integer hparam in [min, max]. Absent: *v = def when optional, else an error. */
-static enum vnpu_status hparam_u32(const struct gguf_file *f, const char *suffix, bool required, uint32_t def,
-                                   uint32_t min, uint32_t max, uint32_t *v) {
+static enum vnpu_status hparam_u32(const struct gguf_file *f, const struct llama_hparams *hp, const char *suffix,
+                                   bool required, uint32_t def, uint32_t min, uint32_t max, uint32_t *v) {
     char key[128];
-    llama_key(key, sizeof(key), suffix);
+    hparam_key(key, sizeof(key), hp, suffix);
     const int64_t i = gguf_find_key(f, key);
     if (i < 0) {
         if (required) {
@@ -45,10 +45,10 @@ static enum vnpu_status hparam_u32(const struct gguf_file *f, const char *suffix
 }
 
 /* A float hparam (f32 or f64 in the file), finite and in [min, max]. */
-static enum vnpu_status hparam_f32(const struct gguf_file *f, const char *suffix, bool required, float def, float min,
-                                   float max, float *v) {
+static enum vnpu_status hparam_f32(const struct gguf_file *f, const struct llama_hparams *hp, const char *suffix,
+                                   bool required, float def, float min, float max, float *v) {
     char key[128];
-    llama_key(key, sizeof(key), suffix);
+    hparam_key(key, sizeof(key), hp, suffix);
     const int64_t i = gguf_find_key(f, key);
     if (i < 0) {
         if (required) {
@@ -75,43 +75,47 @@ static enum vnpu_status hparam_f32(const struct gguf_file *f, const char *suffix
     return VNPU_STATUS_OK;
 }
 
-/* Rope scaling, as llama.cpp reads it: llama.rope.scaling.type "none" or "linear" (absent means linear: a
- * factor given alone scales linearly), the factor from llama.rope.scaling.factor or the older
- * llama.rope.scale_linear, 0 or absent meaning no scaling; other types change the rope math (unsupported). */
+/* Rope scaling, as llama.cpp reads it: <arch>.rope.scaling.type "none" or "linear" (absent means linear: a
+ * factor given alone scales linearly), the factor from <arch>.rope.scaling.factor or the older
+ * <arch>.rope.scale_linear, 0 or absent meaning no scaling; other types change the rope math (unsupported). Llama
+ * 3's scaling has no key: its converter writes the frequency factors into rope_freqs (llama-weights.c). */
 static enum vnpu_status hparam_rope_scaling(const struct gguf_file *f, struct llama_hparams *hp) {
     hp->rope_freq_scale = 1.0f;
-    const int64_t ti = gguf_find_key(f, "llama.rope.scaling.type");
+    char key[128];
+    const int64_t ti = gguf_find_key(f, hparam_key(key, sizeof(key), hp, "rope.scaling.type"));
     bool linear = true;
     if (ti >= 0) {
         if (gguf_kv_type(f, ti) != GGUF_TYPE_STRING) {
-            vnpu_log_error("%s: key llama.rope.scaling.type has type %s, expected str", gguf_path(f),
+            vnpu_log_error("%s: key %s has type %s, expected str", gguf_path(f), key,
                            gguf_type_name(gguf_kv_type(f, ti)));
             return VNPU_STATUS_BAD_FILE;
         }
         const struct gguf_str s = gguf_get_str(f, ti);
         linear = s.len == 6 && memcmp(s.data, "linear", 6) == 0;
         if (!linear && !(s.len == 4 && memcmp(s.data, "none", 4) == 0)) {
-            vnpu_log_error("%s: llama.rope.scaling.type '%.*s' is not supported (none, linear)", gguf_path(f),
+            vnpu_log_error("%s: %s '%.*s' is not supported (none, linear)", gguf_path(f), key,
                            (int) (s.len > 32 ? 32 : s.len), s.data);
             return VNPU_STATUS_UNSUPPORTED;
         }
     }
-    const char *factor_key =
-        gguf_find_key(f, "llama.rope.scaling.factor") >= 0 ? "rope.scaling.factor" : "rope.scale_linear";
+    const char *factor_key = gguf_find_key(f, hparam_key(key, sizeof(key), hp, "rope.scaling.factor")) >= 0
+                                 ? "rope.scaling.factor"
+                                 : "rope.scale_linear";
     float factor = 0.0f;
-    enum vnpu_status st = hparam_f32(f, factor_key, false, 0.0f, 0.0f, 1e3f, &factor);
+    enum vnpu_status st = hparam_f32(f, hp, factor_key, false, 0.0f, 0.0f, 1e3f, &factor);
     if (st != VNPU_STATUS_OK) {
         return st;
     }
     if (linear && factor != 0.0f) {
         if (factor < 1e-3f) {
-            vnpu_log_error("%s: key llama.%s = %g is out of range [0.001, 1000] (or 0: no scaling)", gguf_path(f),
-                           factor_key, (double) factor);
+            vnpu_log_error("%s: key %s = %g is out of range [0.001, 1000] (or 0: no scaling)", gguf_path(f),
+                           hparam_key(key, sizeof(key), hp, factor_key), (double) factor);
             return VNPU_STATUS_BAD_FILE;
         }
         hp->rope_freq_scale = 1.0f / factor;
     }
-    return hparam_u32(f, "rope.scaling.original_context_length", false, hp->n_ctx_train, 1, 1u << 24, &hp->n_ctx_orig);
+    return hparam_u32(f, hp, "rope.scaling.original_context_length", false, hp->n_ctx_train, 1, 1u << 24,
+                      &hp->n_ctx_orig);
 }
 
 /* n_vocab from token_embd's second dimension. */
@@ -140,53 +144,64 @@ static enum vnpu_status hparam_n_vocab(const struct gguf_file *f, struct llama_h
 
 enum vnpu_status llama_hparams_load(const struct gguf_file *f, struct llama_hparams *hp) {
     memset(hp, 0, sizeof(*hp));
-    enum vnpu_status st;
+    enum vnpu_status st = llama_arch_of(f, &hp->arch);
+    if (st != VNPU_STATUS_OK) {
+        return st;
+    }
+    const char *arch = llama_arch_traits_get(hp->arch)->name;
     /* Bounds: what a tensor of int32 rows and int64 elements can hold, and llama.cpp's layer limit. */
-    if ((st = hparam_u32(f, "context_length", true, 0, 1, 1u << 24, &hp->n_ctx_train)) ||
-        (st = hparam_u32(f, "embedding_length", true, 0, 1, 1u << 20, &hp->n_embd)) ||
-        (st = hparam_u32(f, "block_count", true, 0, 1, LLAMA_MAX_LAYERS, &hp->n_layer)) ||
-        (st = hparam_u32(f, "feed_forward_length", true, 0, 1, 1u << 22, &hp->n_ff)) ||
-        (st = hparam_u32(f, "attention.head_count", true, 0, 1, 1u << 16, &hp->n_head)) ||
-        (st = hparam_u32(f, "attention.head_count_kv", false, hp->n_head, 1, hp->n_head, &hp->n_head_kv)) ||
-        (st = hparam_f32(f, "attention.layer_norm_rms_epsilon", true, 0.0f, 0.0f, 1.0f, &hp->rms_eps)) ||
-        (st = hparam_f32(f, "rope.freq_base", false, 10000.0f, 1.0f, 1e12f, &hp->rope_freq_base))) {
+    if ((st = hparam_u32(f, hp, "context_length", true, 0, 1, 1u << 24, &hp->n_ctx_train)) ||
+        (st = hparam_u32(f, hp, "embedding_length", true, 0, 1, 1u << 20, &hp->n_embd)) ||
+        (st = hparam_u32(f, hp, "block_count", true, 0, 1, LLAMA_MAX_LAYERS, &hp->n_layer)) ||
+        (st = hparam_u32(f, hp, "feed_forward_length", true, 0, 1, 1u << 22, &hp->n_ff)) ||
+        (st = hparam_u32(f, hp, "attention.head_count", true, 0, 1, 1u << 16, &hp->n_head)) ||
+        (st = hparam_u32(f, hp, "attention.head_count_kv", false, hp->n_head, 1, hp->n_head, &hp->n_head_kv)) ||
+        (st = hparam_f32(f, hp, "attention.layer_norm_rms_epsilon", true, 0.0f, 0.0f, 1.0f, &hp->rms_eps)) ||
+        (st = hparam_f32(f, hp, "rope.freq_base", false, 10000.0f, 1.0f, 1e12f, &hp->rope_freq_base))) {
         return st;
     }
     if (hp->n_embd % hp->n_head != 0) {
-        vnpu_log_error("%s: llama.embedding_length %u is not a multiple of llama.attention.head_count %u", gguf_path(f),
-                       hp->n_embd, hp->n_head);
+        vnpu_log_error("%s: %s.embedding_length %u is not a multiple of %s.attention.head_count %u", gguf_path(f), arch,
+                       hp->n_embd, arch, hp->n_head);
         return VNPU_STATUS_BAD_FILE;
     }
     if (hp->n_head % hp->n_head_kv != 0) {
-        vnpu_log_error("%s: llama.attention.head_count %u is not a multiple of llama.attention.head_count_kv %u",
-                       gguf_path(f), hp->n_head, hp->n_head_kv);
+        vnpu_log_error("%s: %s.attention.head_count %u is not a multiple of %s.attention.head_count_kv %u",
+                       gguf_path(f), arch, hp->n_head, arch, hp->n_head_kv);
         return VNPU_STATUS_BAD_FILE;
     }
     uint32_t head_v;
-    if ((st = hparam_u32(f, "attention.key_length", false, hp->n_embd / hp->n_head, 1, 1u << 16, &hp->n_embd_head)) ||
-        (st = hparam_u32(f, "attention.value_length", false, hp->n_embd_head, 1, 1u << 16, &head_v))) {
+    if ((st = hparam_u32(f, hp, "attention.key_length", false, hp->n_embd / hp->n_head, 1, 1u << 16,
+                         &hp->n_embd_head)) ||
+        (st = hparam_u32(f, hp, "attention.value_length", false, hp->n_embd_head, 1, 1u << 16, &head_v))) {
         return st;
     }
     if (head_v != hp->n_embd_head) {
-        vnpu_log_error("%s: llama.attention.value_length %u differs from key_length %u (unsupported)", gguf_path(f),
+        vnpu_log_error("%s: %s.attention.value_length %u differs from key_length %u (unsupported)", gguf_path(f), arch,
                        head_v, hp->n_embd_head);
         return VNPU_STATUS_UNSUPPORTED;
     }
-    if ((st = hparam_u32(f, "rope.dimension_count", false, hp->n_embd_head, 2, hp->n_embd_head, &hp->n_rot))) {
+    if (llama_arch_traits_get(hp->arch)->q_is_n_embd && (uint64_t) hp->n_embd_head * hp->n_head != hp->n_embd) {
+        vnpu_log_error("%s: %s.attention.key_length %u x head_count %u is not embedding_length %u (%s's attn_q and "
+                       "attn_output are [n_embd, n_embd])",
+                       gguf_path(f), arch, hp->n_embd_head, hp->n_head, hp->n_embd, arch);
+        return VNPU_STATUS_BAD_FILE;
+    }
+    if ((st = hparam_u32(f, hp, "rope.dimension_count", false, hp->n_embd_head, 2, hp->n_embd_head, &hp->n_rot))) {
         return st;
     }
     if (hp->n_rot % 2 != 0) {
-        vnpu_log_error("%s: llama.rope.dimension_count %u is odd: rotary pairs need an even count", gguf_path(f),
+        vnpu_log_error("%s: %s.rope.dimension_count %u is odd: rotary pairs need an even count", gguf_path(f), arch,
                        hp->n_rot);
         return VNPU_STATUS_BAD_FILE;
     }
     uint32_t n_expert;
-    if ((st = hparam_u32(f, "expert_count", false, 0, 0, 1u << 12, &n_expert))) {
+    if ((st = hparam_u32(f, hp, "expert_count", false, 0, 0, 1u << 12, &n_expert))) {
         return st;
     }
     if (n_expert > 0) {
-        vnpu_log_error("%s: llama.expert_count %u: mixture-of-experts llama models are not supported", gguf_path(f),
-                       n_expert);
+        vnpu_log_error("%s: %s.expert_count %u: mixture-of-experts %s models are not supported", gguf_path(f), arch,
+                       n_expert, arch);
         return VNPU_STATUS_UNSUPPORTED;
     }
     if ((st = hparam_rope_scaling(f, hp))) {

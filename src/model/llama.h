@@ -1,9 +1,13 @@
 /*
- * The llama model family: hyperparameters, weights, KV cache and the forward graph.
+ * The llama model family: hyperparameters, weights, KV cache and the forward graph of the architectures that share
+ * llama's block (general.architecture "llama", "qwen2", "qwen3").
  *
- * Follows llama.cpp's LLM_ARCH_LLAMA: keys `llama.*`, tensors `token_embd`, `blk.N.attn_q` ..., and the
- * graph of llm_build_llama (pre-norm blocks with RMS_NORM, rotary embedding in normal mode, grouped-query
- * attention, SwiGLU feed-forward, tied or separate output).
+ * Follows llama.cpp's LLM_ARCH_LLAMA, LLM_ARCH_QWEN2 and LLM_ARCH_QWEN3: keys `<arch>.*`, tensors `token_embd`,
+ * `blk.N.attn_q` ..., and the graph of their builders (src/models/llama.cpp, qwen2.cpp, qwen3.cpp): pre-norm blocks
+ * with RMS_NORM, rotary embedding (normal mode for llama, NEOX for the Qwens), grouped-query attention, SwiGLU
+ * feed-forward, tied or separate output. What differs between them is a row of llama_arch_traits (here) and of the
+ * tensor tables (llama-weights.c): Llama 3's rope_freqs, Qwen 2's biases on Q, K and V, Qwen 3's RMS norms of Q and K
+ * per head.
  */
 #ifndef VNPU_LLAMA_H
 #define VNPU_LLAMA_H
@@ -21,25 +25,57 @@
 #define LLAMA_MAX_LAYERS  512
 #define LLAMA_MAX_DEVICES (VNPU_HTP_MAX_DEVICES + 1) /* every NPU device and the CPU */
 
-struct llama_hparams {
-    uint32_t n_vocab;      /* rows of token_embd */
-    uint32_t n_ctx_train;  /* llama.context_length */
-    uint32_t n_embd;       /* llama.embedding_length */
-    uint32_t n_layer;      /* llama.block_count */
-    uint32_t n_head;       /* llama.attention.head_count */
-    uint32_t n_head_kv;    /* llama.attention.head_count_kv, default n_head */
-    uint32_t n_ff;         /* llama.feed_forward_length */
-    uint32_t n_embd_head;  /* llama.attention.key_length (= value_length), default n_embd / n_head */
-    uint32_t n_rot;        /* llama.rope.dimension_count, default n_embd_head */
-    float rms_eps;         /* llama.attention.layer_norm_rms_epsilon */
-    float rope_freq_base;  /* llama.rope.freq_base, default 10000 */
-    float rope_freq_scale; /* 1 / llama.rope.scaling.factor for linear scaling, else 1 */
-    uint32_t n_ctx_orig;   /* llama.rope.scaling.original_context_length, default n_ctx_train */
+/* The architectures vnpu runs, named by general.architecture as llama.cpp names them; each has a row of
+ * llama_arch_traits and a column of the tensor tables of llama-weights.c. */
+enum llama_arch {
+    LLAMA_ARCH_LLAMA, /* "llama": Llama 1, 2, 3 (Llama 3's rope frequency factors in rope_freqs) and the like */
+    LLAMA_ARCH_QWEN2, /* "qwen2": Qwen 2 and 2.5 (biases on Q, K and V) */
+    LLAMA_ARCH_QWEN3, /* "qwen3": Qwen 3 dense (RMS norms of Q and K per head) */
+    LLAMA_ARCH_COUNT,
 };
 
-/* Read and check the llama hyperparameters of f: each required key present with an integer (or f32)
- * value in range, head counts dividing (n_embd % n_head, n_head % n_head_kv), rope dims even and <= head
- * dim. Errors name the key and the limit: VNPU_STATUS_BAD_FILE. n_vocab is filled from token_embd. */
+/* What an architecture's graph does differently, as llama.cpp's builder of it does (its tensors are in the tables of
+ * llama-weights.c). */
+struct llama_arch_traits {
+    const char *name; /* general.architecture, and the prefix of its hparam keys ("qwen2.block_count") */
+    int rope_type;    /* VNPU_ROPE_TYPE_NORMAL or _NEOX: llama.cpp's llama_model_rope_type of the architecture */
+    bool q_is_n_embd; /* attn_q and attn_output are [n_embd, n_embd] (llama.cpp's qwen2 tensors), so the heads
+                       * must span n_embd: n_embd_head * n_head == n_embd */
+};
+
+/* The row of arch (< LLAMA_ARCH_COUNT). */
+const struct llama_arch_traits *llama_arch_traits_get(enum llama_arch arch);
+
+/* The architecture named name (len bytes, not NUL-terminated: a GGUF string) into *arch; false, logging nothing, when
+ * vnpu runs no architecture of that name. */
+bool llama_arch_from_name(const char *name, size_t len, enum llama_arch *arch);
+
+/* The architecture f's general.architecture names. Errors: VNPU_STATUS_BAD_FILE when the key is missing or not a
+ * string, VNPU_STATUS_UNSUPPORTED naming the architecture and the ones vnpu runs; logged. */
+enum vnpu_status llama_arch_of(const struct gguf_file *f, enum llama_arch *arch);
+
+struct llama_hparams {
+    enum llama_arch arch;  /* general.architecture; the keys below are "<arch>.<key>" ("llama.context_length") */
+    uint32_t n_vocab;      /* rows of token_embd */
+    uint32_t n_ctx_train;  /* context_length */
+    uint32_t n_embd;       /* embedding_length */
+    uint32_t n_layer;      /* block_count */
+    uint32_t n_head;       /* attention.head_count */
+    uint32_t n_head_kv;    /* attention.head_count_kv, default n_head */
+    uint32_t n_ff;         /* feed_forward_length */
+    uint32_t n_embd_head;  /* attention.key_length (= value_length), default n_embd / n_head */
+    uint32_t n_rot;        /* rope.dimension_count, default n_embd_head */
+    float rms_eps;         /* attention.layer_norm_rms_epsilon (every RMS norm: blocks, output, Qwen 3's Q and K) */
+    float rope_freq_base;  /* rope.freq_base, default 10000 */
+    float rope_freq_scale; /* 1 / rope.scaling.factor for linear scaling, else 1 */
+    uint32_t n_ctx_orig;   /* rope.scaling.original_context_length, default n_ctx_train */
+};
+
+/* Read and check the hyperparameters of f, GGML's defaults for the absent optional keys: the architecture
+ * (llama_arch_of), each required key "<arch>.<key>" present with an integer (or f32) value in range, head counts
+ * dividing (n_embd % n_head, n_head % n_head_kv), rope dims even and <= head dim, and the architecture's own rules
+ * (llama_arch_traits). Errors name the key and the limit: VNPU_STATUS_BAD_FILE (VNPU_STATUS_UNSUPPORTED for an
+ * architecture or a feature vnpu does not run). n_vocab is filled from token_embd. */
 enum vnpu_status llama_hparams_load(const struct gguf_file *f, struct llama_hparams *hp);
 
 /* ---- tensor split (-sm tensor) ---- */
@@ -69,21 +105,37 @@ struct llama_tensor_split {
  * and 128 bytes (one line) of an F32 result row, so a device's gathered rows start on a line. */
 #define LLAMA_TENSOR_SPLIT_ROWS 32
 
+/* The weights one device computes a layer with: the whole layer's, or in a tensor split device d's slices (views of
+ * the rows of its heads, features and model-dimension rows, llama_weights.split; a bias sliced as its matrix's rows).
+ * An optional tensor the file lacks is NULL, as is a slice of no rows (the device takes no part in that matrix). */
+struct llama_layer_part {
+    struct vnpu_tensor *wq, *wk, *wv, *wo, *ffn_gate, *ffn_up, *ffn_down;       /* the seven matrices */
+    struct vnpu_tensor *bq, *bk, *bv, *bo, *ffn_gate_b, *ffn_up_b, *ffn_down_b; /* their biases */
+    struct vnpu_tensor *attn_q_norm, *attn_k_norm;                              /* per head, so every device's whole */
+};
+
+/* One block's tensors; NULL where the file has no such optional tensor (llama-weights.c's table says which each
+ * architecture requires, allows or refuses). */
 struct llama_layer {
-    struct vnpu_tensor *attn_norm; /* [n_embd] */
-    struct vnpu_tensor *wq;        /* [n_embd, n_embd_head * n_head] */
-    struct vnpu_tensor *wk;        /* [n_embd, n_embd_head * n_head_kv] */
-    struct vnpu_tensor *wv;        /* [n_embd, n_embd_head * n_head_kv] */
-    struct vnpu_tensor *wo;        /* [n_embd_head * n_head, n_embd] */
-    struct vnpu_tensor *ffn_norm;  /* [n_embd] */
-    struct vnpu_tensor *ffn_gate;  /* [n_embd, n_ff] */
-    struct vnpu_tensor *ffn_up;    /* [n_embd, n_ff] */
-    struct vnpu_tensor *ffn_down;  /* [n_ff, n_embd] */
-    /* -sm tensor (llama_weights_split): device d's slices of the seven matrices, by rows (views of the weights: the
-     * rows of its heads, features and model-dimension rows, llama_weights.split). */
-    struct llama_layer_part {
-        struct vnpu_tensor *wq, *wk, *wv, *wo, *ffn_gate, *ffn_up, *ffn_down;
-    } part[LLAMA_MAX_DEVICES];
+    struct vnpu_tensor *attn_norm;                   /* [n_embd] */
+    struct vnpu_tensor *wq;                          /* [n_embd, n_embd_head * n_head] */
+    struct vnpu_tensor *wk;                          /* [n_embd, n_embd_head * n_head_kv] */
+    struct vnpu_tensor *wv;                          /* [n_embd, n_embd_head * n_head_kv] */
+    struct vnpu_tensor *wo;                          /* [n_embd_head * n_head, n_embd] */
+    struct vnpu_tensor *bq;                          /* [n_embd_head * n_head]: attn_q's bias (Qwen 2) */
+    struct vnpu_tensor *bk;                          /* [n_embd_head * n_head_kv] */
+    struct vnpu_tensor *bv;                          /* [n_embd_head * n_head_kv] */
+    struct vnpu_tensor *bo;                          /* [n_embd]: attn_output's bias (llama only) */
+    struct vnpu_tensor *attn_q_norm;                 /* [n_embd_head]: RMS norm weight of each query head (Qwen 3) */
+    struct vnpu_tensor *attn_k_norm;                 /* [n_embd_head]: of each key head (Qwen 3) */
+    struct vnpu_tensor *ffn_norm;                    /* [n_embd] */
+    struct vnpu_tensor *ffn_gate;                    /* [n_embd, n_ff] */
+    struct vnpu_tensor *ffn_up;                      /* [n_embd, n_ff] */
+    struct vnpu_tensor *ffn_down;                    /* [n_ff, n_embd] */
+    struct vnpu_tensor *ffn_gate_b;                  /* [n_ff] (llama only) */
+    struct vnpu_tensor *ffn_up_b;                    /* [n_ff] (llama only) */
+    struct vnpu_tensor *ffn_down_b;                  /* [n_embd] (llama only) */
+    struct llama_layer_part part[LLAMA_MAX_DEVICES]; /* -sm tensor (llama_weights_split): device d's slices */
 };
 
 struct llama_weights {
@@ -91,22 +143,25 @@ struct llama_weights {
     struct vnpu_tensor *token_embd;  /* [n_embd, n_vocab] */
     struct vnpu_tensor *output_norm; /* [n_embd] */
     struct vnpu_tensor *output;      /* [n_embd, n_vocab]; when tied, token_embd's data in a tensor of its own */
-    struct vnpu_tensor *rope_freqs;  /* [n_rot / 2] or NULL */
+    struct vnpu_tensor *output_b;    /* [n_vocab]: the output's bias (Qwen 2), or NULL */
+    struct vnpu_tensor *rope_freqs;  /* [n_rot / 2]: rope frequency factors, ROPE's src[2] (llama: Llama 3), or NULL */
     struct llama_layer *layers;      /* n_layer */
     int n_part;                      /* devices of the tensor split (llama_weights_split); 0: not split */
     struct llama_tensor_split split; /* its plan, when n_part > 0 */
-    struct vnpu_tensor *output_part[LLAMA_MAX_DEVICES]; /* device d's rows of output (split.vocab[d]); NULL: none */
-    struct vnpu_ctx *split_ctx;                         /* tensor structs of the slices (views of the weights' data) */
+    struct vnpu_tensor *output_part[LLAMA_MAX_DEVICES];   /* device d's rows of output (split.vocab[d]); NULL: none */
+    struct vnpu_tensor *output_b_part[LLAMA_MAX_DEVICES]; /* ... of output_b; NULL: none, or no output_b */
+    struct vnpu_ctx *split_ctx; /* tensor structs of the slices (views of the weights' data) */
 };
 
-/* Find every llama tensor of f, check its shape against hp and its type (a type with a dequantizer for
- * 2-D weights, F32 for norms), and reject tensors the architecture does not use. Makes tensor structs
- * whose data points into the read-only mapping. VNPU_STATUS_BAD_FILE naming the tensor on error
- * (VNPU_STATUS_UNSUPPORTED for a weight type vnpu cannot compute with). */
+/* Find every tensor of f hp->arch requires or allows (llama-weights.c's tables, llama.cpp's tensor lists), check its
+ * shape against hp and its type (a type with a dequantizer for 2-D weights, F32 for norms, biases and rope_freqs),
+ * and reject tensors the architecture does not use. Makes tensor structs whose data points into the read-only
+ * mapping. VNPU_STATUS_BAD_FILE naming the tensor on error (VNPU_STATUS_UNSUPPORTED for a weight type vnpu cannot
+ * compute with, or fused attn_qkv projections). */
 enum vnpu_status llama_weights_load(const struct gguf_file *f, const struct llama_hparams *hp, struct llama_weights *w);
 void llama_weights_free(struct llama_weights *w);
 
-/* Everything a file must satisfy to run as a llama model here: the architecture, hparams, vocabulary
+/* Everything a file must satisfy to run as a model here: the architecture (llama_arch_of), hparams, vocabulary
  * (with as many tokens as token_embd has rows) and tensors, as vnpu_model_load checks them, keeping
  * nothing. VNPU_STATUS_UNSUPPORTED when general.architecture is not one vnpu runs. */
 enum vnpu_status llama_model_validate(const struct gguf_file *f);
@@ -224,12 +279,13 @@ void llama_layer_devices(struct vnpu_device **devs, int n_devs, int n_layer, int
 enum vnpu_status llama_tensor_split_plan(const struct llama_hparams *hp, int n_dev, struct llama_tensor_split *s);
 
 /* Split every layer of w over n_part devices by the plan of llama_tensor_split_plan (w->split): device d's slices
- * are views of rows of the weights' data, named "<weight>.part<d>"; a whole range is the weight itself, an empty one
- * NULL (the device takes no part in that matrix). Sets w->n_part. Errors: the plan's, VNPU_STATUS_NO_MEMORY. */
+ * are views of rows of the weights' data (of a bias, the elements of its matrix's rows), named "<weight>.part<d>"; a
+ * whole range is the weight itself, an empty one NULL (the device takes no part in that matrix); the per-head norms
+ * are every device's whole. Sets w->n_part. Errors: the plan's, VNPU_STATUS_NO_MEMORY. */
 enum vnpu_status llama_weights_split(struct llama_weights *w, const struct llama_hparams *hp, int n_part);
 
-/* The matrices device d computes layer y of w with: its slices y->part[d] in a tensor split, else (d = 0) the
- * whole matrices. */
+/* The weights device d computes layer y of w with: its slices y->part[d] in a tensor split, else (d = 0) the
+ * whole layer's. */
 struct llama_layer_part llama_layer_part_get(const struct llama_weights *w, const struct llama_layer *y, int d);
 
 #endif /* VNPU_LLAMA_H */

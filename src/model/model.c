@@ -14,26 +14,10 @@ double llama_time_ms(void) {
     return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec * 1e-6;
 }
 
-/* general.architecture must be "llama". */
-static enum vnpu_status model_check_arch(const struct gguf_file *f) {
-    const int64_t ai = gguf_find_key(f, "general.architecture");
-    if (ai < 0 || gguf_kv_type(f, ai) != GGUF_TYPE_STRING) {
-        vnpu_log_error("%s: general.architecture is %s", gguf_path(f), ai < 0 ? "missing" : "not a string");
-        return VNPU_STATUS_BAD_FILE;
-    }
-    const struct gguf_str arch = gguf_get_str(f, ai);
-    if (!(arch.len == 5 && memcmp(arch.data, "llama", 5) == 0)) {
-        vnpu_log_error("%s: architecture '%.*s' is not supported (llama)", gguf_path(f),
-                       (int) (arch.len > 64 ? 64 : arch.len), arch.data);
-        return VNPU_STATUS_UNSUPPORTED;
-    }
-    return VNPU_STATUS_OK;
-}
-
 /* Architecture, hparams, vocabulary and weights of f into m (which does not own f). */
 static enum vnpu_status model_init(const struct gguf_file *f, struct vnpu_model *m) {
     enum vnpu_status st;
-    if ((st = model_check_arch(f)) || (st = llama_hparams_load(f, &m->hp)) || (st = vnpu_vocab_load(f, &m->vocab))) {
+    if ((st = llama_hparams_load(f, &m->hp)) || (st = vnpu_vocab_load(f, &m->vocab))) {
         return st;
     }
     if ((uint32_t) vnpu_vocab_n_tokens(m->vocab) != m->hp.n_vocab) {
@@ -376,7 +360,8 @@ void vnpu_model_desc(const struct vnpu_model *model, char *buf, size_t size) {
         main_type = type_count[t] > type_count[main_type] ? t : main_type;
     }
     const double p = (double) n_params;
-    snprintf(buf, size, "llama %.2f%s params, %s, %u layers, n_embd %u, n_head %u/%u, n_vocab %u",
+    snprintf(buf, size, "%s %.2f%s params, %s, %u layers, n_embd %u, n_head %u/%u, n_vocab %u",
+             llama_arch_traits_get(hp->arch)->name,
              p >= 1e9   ? p / 1e9
              : p >= 1e6 ? p / 1e6
                         : p / 1e3,

@@ -35,14 +35,17 @@ enum vnpu_status llama_tensor_split_plan(const struct llama_hparams *hp, int n_d
     return VNPU_STATUS_OK;
 }
 
-/* The slice of weight t of rows r, device d's: a view of its data named "<weight>.part<d>"; t itself when that is all
- * of it, NULL when empty. */
-static struct vnpu_tensor *row_slice(struct vnpu_ctx *ctx, struct vnpu_tensor *t, struct llama_tensor_range r, int d) {
-    if (r.n == 0 || r.n == t->ne[1]) {
-        return r.n ? t : NULL;
+/* The slice of weight t of range r of its dimension dim (1: a matrix's rows; 0: a bias's elements, those of its
+ * matrix's rows), device d's: a view of its data named "<weight>.part<d>"; t itself when that is all of it (or t is
+ * NULL: an optional weight the file lacks), NULL when empty. */
+static struct vnpu_tensor *row_slice(struct vnpu_ctx *ctx, struct vnpu_tensor *t, int dim, struct llama_tensor_range r,
+                                     int d) {
+    if (!t || r.n == 0 || r.n == t->ne[dim]) {
+        return t && r.n ? t : NULL;
     }
-    struct vnpu_tensor *s = vnpu_new_tensor_2d(ctx, t->type, t->ne[0], r.n);
-    s->data = (char *) t->data + (size_t) r.start * t->nb[1];
+    struct vnpu_tensor *s =
+        dim == 1 ? vnpu_new_tensor_2d(ctx, t->type, t->ne[0], r.n) : vnpu_new_tensor_1d(ctx, t->type, r.n);
+    s->data = (char *) t->data + (size_t) r.start * t->nb[dim];
     s->flags |= VNPU_TENSOR_FLAG_WEIGHT;
     vnpu_set_name(s, "%s.part%d", t->name, d);
     return s;
@@ -53,14 +56,16 @@ enum vnpu_status llama_weights_split(struct llama_weights *w, const struct llama
     if (st != VNPU_STATUS_OK) {
         return st;
     }
-    w->split_ctx = vnpu_ctx_new((7 * (size_t) hp->n_layer + 1) * (size_t) n_part * vnpu_tensor_overhead(), true);
+    /* per device: 2 of the output (matrix, bias), 14 of each layer (7 matrices, 7 biases) */
+    w->split_ctx = vnpu_ctx_new((14 * (size_t) hp->n_layer + 2) * (size_t) n_part * vnpu_tensor_overhead(), true);
     if (!w->split_ctx) {
-        vnpu_log_error("cannot allocate the tensor split's %d x (7 x %u + 1) slices", n_part, hp->n_layer);
+        vnpu_log_error("cannot allocate the tensor split's %d x (14 x %u + 2) slices", n_part, hp->n_layer);
         return VNPU_STATUS_NO_MEMORY;
     }
     const int64_t head_dim = hp->n_embd_head, n_gqa = hp->n_head / hp->n_head_kv;
     for (int d = 0; d < n_part; d++) {
-        w->output_part[d] = row_slice(w->split_ctx, w->output, w->split.vocab[d], d);
+        w->output_part[d] = row_slice(w->split_ctx, w->output, 1, w->split.vocab[d], d);
+        w->output_b_part[d] = row_slice(w->split_ctx, w->output_b, 0, w->split.vocab[d], d);
     }
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         struct llama_layer *y = &w->layers[il];
@@ -68,14 +73,24 @@ enum vnpu_status llama_weights_split(struct llama_weights *w, const struct llama
             const struct llama_tensor_range h = w->split.head_kv[d];
             const struct llama_tensor_range q = {h.start * n_gqa * head_dim, h.n * n_gqa * head_dim};
             const struct llama_tensor_range kv = {h.start * head_dim, h.n * head_dim};
+            const struct llama_tensor_range ff = w->split.ff[d], embd = w->split.embd[d];
             y->part[d] = (struct llama_layer_part){
-                row_slice(w->split_ctx, y->wq, q, d),
-                row_slice(w->split_ctx, y->wk, kv, d),
-                row_slice(w->split_ctx, y->wv, kv, d),
-                row_slice(w->split_ctx, y->wo, w->split.embd[d], d),
-                row_slice(w->split_ctx, y->ffn_gate, w->split.ff[d], d),
-                row_slice(w->split_ctx, y->ffn_up, w->split.ff[d], d),
-                row_slice(w->split_ctx, y->ffn_down, w->split.embd[d], d),
+                .wq = row_slice(w->split_ctx, y->wq, 1, q, d),
+                .wk = row_slice(w->split_ctx, y->wk, 1, kv, d),
+                .wv = row_slice(w->split_ctx, y->wv, 1, kv, d),
+                .wo = row_slice(w->split_ctx, y->wo, 1, embd, d),
+                .ffn_gate = row_slice(w->split_ctx, y->ffn_gate, 1, ff, d),
+                .ffn_up = row_slice(w->split_ctx, y->ffn_up, 1, ff, d),
+                .ffn_down = row_slice(w->split_ctx, y->ffn_down, 1, embd, d),
+                .bq = row_slice(w->split_ctx, y->bq, 0, q, d),
+                .bk = row_slice(w->split_ctx, y->bk, 0, kv, d),
+                .bv = row_slice(w->split_ctx, y->bv, 0, kv, d),
+                .bo = row_slice(w->split_ctx, y->bo, 0, embd, d),
+                .ffn_gate_b = row_slice(w->split_ctx, y->ffn_gate_b, 0, ff, d),
+                .ffn_up_b = row_slice(w->split_ctx, y->ffn_up_b, 0, ff, d),
+                .ffn_down_b = row_slice(w->split_ctx, y->ffn_down_b, 0, embd, d),
+                .attn_q_norm = y->attn_q_norm,
+                .attn_k_norm = y->attn_k_norm,
             };
         }
     }
@@ -87,5 +102,22 @@ struct llama_layer_part llama_layer_part_get(const struct llama_weights *w, cons
     if (w->n_part > 0) {
         return y->part[d];
     }
-    return (struct llama_layer_part){y->wq, y->wk, y->wv, y->wo, y->ffn_gate, y->ffn_up, y->ffn_down};
+    return (struct llama_layer_part){
+        .wq = y->wq,
+        .wk = y->wk,
+        .wv = y->wv,
+        .wo = y->wo,
+        .ffn_gate = y->ffn_gate,
+        .ffn_up = y->ffn_up,
+        .ffn_down = y->ffn_down,
+        .bq = y->bq,
+        .bk = y->bk,
+        .bv = y->bv,
+        .bo = y->bo,
+        .ffn_gate_b = y->ffn_gate_b,
+        .ffn_up_b = y->ffn_up_b,
+        .ffn_down_b = y->ffn_down_b,
+        .attn_q_norm = y->attn_q_norm,
+        .attn_k_norm = y->attn_k_norm,
+    };
 }

@@ -9,8 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#define STORIES "stories260K.gguf"         /* 5 layers, n_embd 64, 8/4 heads, n_ff 172, 512 tokens, F32 */
-#define TINY    "llama-2-tiny-random.gguf" /* 1 layer, n_embd 8, 2/2 heads, n_ff 32, 32000 tokens, F16 */
+#define STORIES   "stories260K.gguf"         /* 5 layers, n_embd 64, 8/4 heads, n_ff 172, 512 tokens, F32 */
+#define TINY      "llama-2-tiny-random.gguf" /* 1 layer, n_embd 8, 2/2 heads, n_ff 32, 32000 tokens, F16 */
+/* arch-models.h's (2 layers, n_embd 64, 4/2 heads, 32000 tokens, Q8_0 matrices): */
+#define LLAMA3    "arch/llama3-q8_0.gguf" /* head 16, n_ff 128, rope_freqs [8] */
+#define QWEN2     "arch/qwen2-q8_0.gguf"  /* head 16, n_ff 192, Q/K/V biases, output.bias */
+#define QWEN3     "arch/qwen3-q8_0.gguf"  /* head 32 (attn_q [64, 128]), n_ff 128, Q/K norms [32], tied output */
+#define QWEN2_F32 "arch/qwen2-f32.gguf"   /* the same in F32: for the oracle's comparison of a valid case */
 
 /* ---- the edit helpers ---- */
 
@@ -225,6 +230,52 @@ static void tiny_token_embd_31999(struct model_edit *e) {
     model_edit_reshape(e, "token_embd.weight", VNPU_TYPE_F16, 2, (int64_t[]){8, 31999});
 }
 
+/* ---- architecture edits ---- */
+
+/* A vector name of n F32 elements, valued 0.01 k for element k (added when absent). */
+static void vector_set(struct model_edit *e, const char *name, int64_t n) {
+    float *v = model_edit_reshape(e, name, VNPU_TYPE_F32, 1, &n);
+    for (int64_t k = 0; k < n; k++) {
+        v[k] = 0.01f * (float) k;
+    }
+}
+static void qwen2_attn_k_bias_64(struct model_edit *e) {
+    vector_set(e, "blk.0.attn_k.bias", 64); /* n_embd_head * n_head_kv = 32 */
+}
+static void qwen2_attn_q_bias_f16(struct model_edit *e) {
+    norm_f16(e, "blk.1.attn_q.bias", 64);
+}
+static void qwen2_output_bias_31999(struct model_edit *e) {
+    vector_set(e, "output.bias", 31999);
+}
+static void qwen2_attn_q_norm(struct model_edit *e) {
+    vector_set(e, "blk.0.attn_q_norm.weight", 16);
+}
+static void qwen2_rope_freqs(struct model_edit *e) {
+    vector_set(e, "rope_freqs.weight", 8);
+}
+static void qwen2_attn_qkv(struct model_edit *e) {
+    model_edit_reshape(e, "blk.0.attn_qkv.weight", VNPU_TYPE_F32, 2, (int64_t[]){64, 128});
+}
+static void qwen3_attn_q_norm_16(struct model_edit *e) {
+    vector_set(e, "blk.0.attn_q_norm.weight", 16); /* n_embd_head 32 */
+}
+static void qwen3_attn_output_bias(struct model_edit *e) {
+    vector_set(e, "blk.0.attn_output.bias", 64);
+}
+static void qwen3_attn_q_square(struct model_edit *e) {
+    model_edit_reshape(e, "blk.0.attn_q.weight", VNPU_TYPE_F32, 2, (int64_t[]){64, 64});
+}
+static void llama3_rope_freqs_16(struct model_edit *e) {
+    vector_set(e, "rope_freqs.weight", 16); /* n_rot / 2 = 8 */
+}
+static void llama3_rope_freqs_f16(struct model_edit *e) {
+    norm_f16(e, "rope_freqs.weight", 8);
+}
+static void llama3_ffn_up_bias_64(struct model_edit *e) {
+    vector_set(e, "blk.0.ffn_up.bias", 64); /* n_ff = 128 */
+}
+
 /* ---- valid edits ---- */
 
 /* Unknown keys of every value type: scalars, arrays of each element type, an empty array. */
@@ -255,6 +306,39 @@ static void extra_keys(struct model_edit *e) {
     const struct gguf_str strs[2] = {{.data = "one", .len = 3}, {.data = "two", .len = 3}};
     gguf_writer_set_arr_str(e->w, "vnpu.extra.arr.str", strs, 2);
     gguf_writer_set_arr_data(e->w, "vnpu.extra.arr.empty", GGUF_TYPE_INT32, bytes, 0);
+}
+/* Every optional bias llama.cpp's llama accepts (Q, K, V, attn_output, the feed-forward's three), valued so that they
+ * change the generated tokens: each layer's element k of a bias of n is 0.05 sin(k + il). */
+static void llama_biases(struct model_edit *e) {
+    static const struct {
+        const char *name;
+        int64_t n;
+    } biases[] = {{"attn_q.bias", 64},    {"attn_k.bias", 32},  {"attn_v.bias", 32},  {"attn_output.bias", 64},
+                  {"ffn_gate.bias", 172}, {"ffn_up.bias", 172}, {"ffn_down.bias", 64}};
+    for (int il = 0; il < 5; il++) {
+        for (size_t b = 0; b < sizeof(biases) / sizeof(biases[0]); b++) {
+            char name[GGUF_MAX_NAME];
+            snprintf(name, sizeof(name), "blk.%d.%s", il, biases[b].name);
+            float *v = model_edit_reshape(e, name, VNPU_TYPE_F32, 1, &biases[b].n);
+            for (int64_t k = 0; k < biases[b].n; k++) {
+                v[k] = 0.05f * sinf((float) (k + il));
+            }
+        }
+    }
+}
+/* Qwen 2 without its Q, K and V biases (llama.cpp's create_tensor_qkv does not require them). */
+static void qwen2_no_qkv_bias(struct model_edit *e) {
+    int n = 0;
+    for (int i = 0; i < e->n_tensors; i++) {
+        const char *name = e->tensors[i].name;
+        const size_t len = strlen(name);
+        const bool qkv_bias = len > 12 && strcmp(name + len - 5, ".bias") == 0 && strstr(name, ".attn_");
+        if (!qkv_bias) {
+            e->tensors[n++] = e->tensors[i];
+        }
+    }
+    VNPU_ASSERT(n == e->n_tensors - 6); /* 2 layers x 3 */
+    e->n_tensors = n;
 }
 static void empty_strings(struct model_edit *e) {
     const struct gguf_str strs[3] = {{.data = "", .len = 0}, {.data = "x", .len = 1}, {.data = "", .len = 0}};
@@ -465,6 +549,65 @@ static const struct model_case malformed[] = {
     {.name = "model-ffn-down-iq2-xxs", .what = "a weight in IQ2_XXS, which vnpu cannot dequantize", .base = STORIES,
      .set = KV("llama.feed_forward_length", UINT32, .i = 256), .edit = ffn_down_iq2_xxs,
      .message = "tensor blk.0.ffn_down.weight has type iq2_xxs, which vnpu cannot compute with"},
+    /* other architectures: qwen2 */
+    {.name = "qwen2-no-context-length", .what = "qwen2.context_length missing", .base = QWEN2,
+     .omit = {"qwen2.context_length"}, .message = "missing key qwen2.context_length"},
+    {.name = "qwen2-block-count-0", .what = "a qwen2 model of no layers", .base = QWEN2,
+     .set = KV("qwen2.block_count", UINT32, .i = 0), .message = "key qwen2.block_count = 0 is out of range [1, 512]"},
+    {.name = "qwen2-head-count-kv-3", .what = "qwen2 KV heads not dividing the heads", .base = QWEN2,
+     .set = KV("qwen2.attention.head_count_kv", UINT32, .i = 3),
+     .message = "qwen2.attention.head_count 4 is not a multiple of qwen2.attention.head_count_kv 3"},
+    {.name = "qwen2-key-length-32", .what = "qwen2 heads not spanning n_embd (its attn_q is square)", .base = QWEN2,
+     .set = KV("qwen2.attention.key_length", UINT32, .i = 32),
+     .message = "qwen2.attention.key_length 32 x head_count 4 is not embedding_length 64"},
+    {.name = "qwen2-rope-scaling-yarn", .what = "a qwen2 rope scaling vnpu does not implement", .base = QWEN2,
+     .set = KV("qwen2.rope.scaling.type", STRING, .s = "yarn"),
+     .message = "qwen2.rope.scaling.type 'yarn' is not supported (none, linear)"},
+    {.name = "qwen2-attn-k-bias-shape", .what = "attn_k's bias as long as attn_q's", .base = QWEN2,
+     .edit = qwen2_attn_k_bias_64, .message = "tensor blk.0.attn_k.bias has shape [64, 1, 1, 1], expected [32, 1]"},
+    {.name = "qwen2-attn-q-bias-f16", .what = "a bias in F16", .base = QWEN2, .edit = qwen2_attn_q_bias_f16,
+     .message = "tensor blk.1.attn_q.bias has type f16, expected f32"},
+    {.name = "qwen2-output-bias-shape", .what = "output.bias one short of the vocabulary", .base = QWEN2,
+     .edit = qwen2_output_bias_31999, .message = "tensor output.bias has shape [31999, 1, 1, 1], expected [32000, 1]"},
+    {.name = "qwen2-attn-q-norm", .what = "a qwen3 tensor in a qwen2 model", .base = QWEN2, .edit = qwen2_attn_q_norm,
+     .message = "tensor blk.0.attn_q_norm.weight is not part of a 2-layer qwen2 model"},
+    {.name = "qwen2-rope-freqs", .what = "Llama 3's rope_freqs in a qwen2 model", .base = QWEN2,
+     .edit = qwen2_rope_freqs, .message = "tensor rope_freqs.weight is not part of a 2-layer qwen2 model"},
+    {.name = "qwen2-attn-qkv", .what = "a fused Q/K/V projection", .base = QWEN2, .edit = qwen2_attn_qkv,
+     .message = "tensor blk.0.attn_qkv.weight: fused Q/K/V projections are not supported"},
+    /* qwen3 */
+    {.name = "qwen3-no-rms-eps", .what = "qwen3.attention.layer_norm_rms_epsilon missing", .base = QWEN3,
+     .omit = {"qwen3.attention.layer_norm_rms_epsilon"},
+     .message = "missing key qwen3.attention.layer_norm_rms_epsilon"},
+    {.name = "qwen3-key-length-0", .what = "qwen3 heads of no elements", .base = QWEN3,
+     .set = KV("qwen3.attention.key_length", UINT32, .i = 0),
+     .message = "key qwen3.attention.key_length = 0 is out of range [1, 65536]"},
+    {.name = "qwen3-value-length-16", .what = "qwen3 value heads shorter than key heads", .base = QWEN3,
+     .set = KV("qwen3.attention.value_length", UINT32, .i = 16),
+     .message = "qwen3.attention.value_length 16 differs from key_length 32"},
+    {.name = "qwen3-rope-dims-64", .what = "qwen3 rope dimensions past the head", .base = QWEN3,
+     .set = KV("qwen3.rope.dimension_count", UINT32, .i = 64),
+     .message = "key qwen3.rope.dimension_count = 64 is out of range [2, 32]"},
+    {.name = "qwen3-attn-q-norm-shape", .what = "attn_q_norm half a head long", .base = QWEN3,
+     .edit = qwen3_attn_q_norm_16,
+     .message = "tensor blk.0.attn_q_norm.weight has shape [16, 1, 1, 1], expected [32, 1]"},
+    {.name = "qwen3-no-attn-k-norm", .what = "a layer's attn_k_norm missing", .base = QWEN3,
+     .omit = {"blk.1.attn_k_norm.weight"},
+     .message = "missing tensor blk.1.attn_k_norm.weight (qwen3.block_count is 2: layers 0..1 each need one)"},
+    {.name = "qwen3-attn-q-shape", .what = "attn_q of n_embd rows, not n_head x key_length", .base = QWEN3,
+     .edit = qwen3_attn_q_square, .message = "tensor blk.0.attn_q.weight has shape [64, 64, 1, 1], expected [64, 128]"},
+    {.name = "qwen3-attn-output-bias", .what = "llama's attn_output bias in a qwen3 model", .base = QWEN3,
+     .edit = qwen3_attn_output_bias, .message = "tensor blk.0.attn_output.bias is not part of a 2-layer qwen3 model"},
+    /* Llama 3 */
+    {.name = "llama3-rope-freqs-shape", .what = "rope_freqs a factor per dimension, not per pair", .base = LLAMA3,
+     .edit = llama3_rope_freqs_16, .message = "tensor rope_freqs.weight has shape [16, 1, 1, 1], expected [8, 1]"},
+    {.name = "llama3-rope-freqs-f16", .what = "rope_freqs in F16", .base = LLAMA3, .edit = llama3_rope_freqs_f16,
+     .message = "tensor rope_freqs.weight has type f16, expected f32"},
+    {.name = "llama3-rope-scaling-llama3", .what = "llama3 scaling as a key (converters write rope_freqs)",
+     .base = LLAMA3, .set = KV("llama.rope.scaling.type", STRING, .s = "llama3"),
+     .message = "llama.rope.scaling.type 'llama3' is not supported (none, linear)"},
+    {.name = "llama3-ffn-up-bias-shape", .what = "ffn_up's bias n_embd long, not n_ff", .base = LLAMA3,
+     .edit = llama3_ffn_up_bias_64, .message = "tensor blk.0.ffn_up.bias has shape [64, 1, 1, 1], expected [128, 1]"},
     /* the file itself */
     {.name = "model-cut-last-byte", .what = "the model one byte short", .base = STORIES, .cut = 1,
      .message = "tensor 47 'blk.4.ffn_norm.weight': data at offset 1170944, 256 bytes, past the end of the data"},
@@ -499,6 +642,11 @@ static const struct model_case valid[] = {
      .omit = {"tokenizer.ggml.scores"}},
     {.name = "ok-model-no-token-type", .what = "no tokenizer.ggml.token_type: llama.cpp's default NORMAL",
      .base = STORIES, .omit = {"tokenizer.ggml.token_type"}},
+    {.name = "ok-model-llama-biases", .what = "every optional bias of llama.cpp's llama", .base = STORIES,
+     .edit = llama_biases},
+    /* F32, as the oracle's comparison needs: vnpu's CPU path does not quantize activations, llama.cpp's does */
+    {.name = "ok-qwen2-no-qkv-bias", .what = "qwen2 without its Q, K, V biases (optional in llama.cpp)",
+     .base = QWEN2_F32, .edit = qwen2_no_qkv_bias},
 };
 #undef KV
 /* clang-format on */

@@ -5,7 +5,8 @@
  * substring its rejection message must contain; and valid but unusual models that must load.
  *
  * Each case copies a base model (stories260K.gguf, or llama-2-tiny-random.gguf where the 32000-token
- * vocabulary matters) through the GGUF writer (src/base/gguf.h): every kv and tensor in file order but
+ * vocabulary matters; for the other architectures' rules the Q8_0 models of arch-models.h, "arch/qwen2-q8_0.gguf"
+ * and the like) through the GGUF writer (src/base/gguf.h): every kv and tensor in file order but
  * the omitted ones (in reverse order if asked), then the case's one scalar kv is set, then its edit
  * replaces or adds kvs and reshapes, retypes or adds tensors; the written file may then get its header
  * version patched or its end cut. Adding a row adds a test to every loop over the table.
@@ -20,7 +21,7 @@
 #include <stdint.h>
 
 #define MODEL_CASE_MAX_OMIT    4
-#define MODEL_CASE_MAX_TENSORS 64 /* the base models have 48 and 12 */
+#define MODEL_CASE_MAX_TENSORS 96 /* the base models have 48, 12 and 22..28; an edit adds up to 35 */
 #define MODEL_CASE_MAX_OWNED   MODEL_CASE_MAX_TENSORS
 
 /* A tensor as it will be written: data is the base file's (in its mapping) or the edit's. */
@@ -54,7 +55,8 @@ struct model_kv {
 struct model_case {
     const char *name;                      /* file stem: "model-block-count-0" */
     const char *what;                      /* the rule broken, or what is unusual */
-    const char *base;                      /* shared model it starts from, relative to the models directory */
+    const char *base;                      /* model it starts from: relative to the shared models directory, or
+                                            * "arch/<name>-<type>.gguf" (arch_model_path) */
     const char *omit[MODEL_CASE_MAX_OMIT]; /* kvs and tensors left out: a name, or a prefix ending in '.' */
     bool reverse;                          /* kvs and tensors in reverse order */
     struct model_kv set;                   /* set after the copy, before the edit */

@@ -1,16 +1,18 @@
 /*
- * Malformed and unusual files through both tools that read them (issue 2, acceptance 5).
+ * Malformed and unusual files through both tools that read them (issue 2, acceptance 5; issue 14, acceptance 4: the
+ * qwen2, qwen3 and Llama 3 rules, on arch-models.h's models, whose files arch_model_path writes).
  *
  * Every malformed file, the GGUF-level ones of tests/gguf/gguf-cases.c and the model-level ones of
  * model-cases.c, is rejected by `vnpu-gguf --validate` and by `vnpu-cli` with exit status 1 (a normal
  * exit: a crash or a signal fails), nothing on stdout and its specific message on stderr. Every valid but
- * unusual file passes `vnpu-gguf --validate`. vnpu-cli refuses the unusual GGUF files, which are not llama
- * models, and runs the unusual models: those holding the base model generate its 8 greedy tokens, and
- * each generates llama.cpp's tokens (the oracle). No run may print a sanitizer report: the test is meant
- * to run in a VNPU_SANITIZE build too, where the tools print those reports on stderr.
+ * unusual file passes `vnpu-gguf --validate`. vnpu-cli refuses the unusual GGUF files, which are not models of
+ * an architecture vnpu runs, and runs the unusual models: those holding the base model generate its 8 greedy tokens,
+ * and each generates llama.cpp's tokens (the oracle). No run may print a sanitizer report: the test is meant to run in
+ * a VNPU_SANITIZE build too, where the tools print those reports on stderr.
  */
 #include "test-common.h"
 
+#include "arch-models.h"
 #include "gguf-cases.h"
 #include "model-cases.h"
 
@@ -89,7 +91,7 @@ static void test_model_malformed(void **state) {
     (void) state;
     const char *dir = subdir("model");
     size_t n;
-    const struct model_case *cases = model_cases_write_malformed(dir, test_model_path, &n);
+    const struct model_case *cases = model_cases_write_malformed(dir, arch_model_path, &n);
     for (size_t i = 0; i < n; i++) {
         char path[4400];
         snprintf(path, sizeof(path), "%s/%s.gguf", dir, cases[i].name);
@@ -115,7 +117,7 @@ static void test_gguf_valid(void **state) {
         gguf_case_build(&cases[i], &d, &bytes);
         for (int k = 0; k < d.n_kv; k++) {
             if (strcmp(d.kv[k].key, "general.architecture") == 0) {
-                snprintf(why, sizeof(why), "architecture '%s' is not supported (llama)", d.kv[k].str);
+                snprintf(why, sizeof(why), "architecture '%s' is not supported (llama, qwen2, qwen3)", d.kv[k].str);
             }
         }
         char *out = NULL, *err = NULL;
@@ -143,6 +145,7 @@ struct base_model {
 static struct base_model bases[] = {
     {.name = "stories260K.gguf", .summary = ", llama model (5 layers, n_embd 64, n_vocab 512)\n"},
     {.name = "llama-2-tiny-random.gguf", .summary = ", llama model (1 layers, n_embd 8, n_vocab 32000)\n"},
+    {.name = "arch/qwen2-f32.gguf", .summary = ", qwen2 model (2 layers, n_embd 64, n_vocab 32000)\n"},
 };
 
 static const char *const id_lines[2] = {"prompt ids:", "generated ids:"};
@@ -179,7 +182,7 @@ static struct base_model *base_of(const struct model_case *c) {
     for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
         if (strcmp(bases[b].name, c->base) == 0) {
             if (!bases[b].ids[0][0]) {
-                generate(test_model_path(c->base), bases[b].ids);
+                generate(arch_model_path(c->base), bases[b].ids);
             }
             return &bases[b];
         }
@@ -194,7 +197,7 @@ static void test_model_valid(void **state) {
     (void) state;
     const char *dir = subdir("model-ok");
     size_t n, n_same = 0;
-    const struct model_case *cases = model_cases_write_valid(dir, test_model_path, &n);
+    const struct model_case *cases = model_cases_write_valid(dir, arch_model_path, &n);
     for (size_t i = 0; i < n; i++) {
         const struct model_case *c = &cases[i];
         struct base_model *base = base_of(c);
@@ -235,7 +238,7 @@ static void test_model_valid_oracle(void **state) {
     const char *bin = test_oracle_bin();
     const char *dir = subdir("model-oracle");
     size_t n;
-    const struct model_case *cases = model_cases_write_valid(dir, test_model_path, &n);
+    const struct model_case *cases = model_cases_write_valid(dir, arch_model_path, &n);
     for (size_t i = 0; i < n; i++) {
         char path[4400], ids[2][4096];
         snprintf(path, sizeof(path), "%s/%s.gguf", dir, cases[i].name);

@@ -45,7 +45,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: " TOOL " -m FILE (-p TEXT | -f FILE | --tokens IDS) [options]\n"
             "\n"
-            "  -m, --model FILE         GGUF model (llama architecture)\n"
+            "  -m, --model FILE         GGUF model (architecture llama, qwen2 or qwen3)\n"
             "  -p, --prompt TEXT        prompt text (BOS added as the vocabulary says)\n"
             "  -f, --file FILE          read the prompt from FILE\n"
             "      --tokens IDS         prompt as comma-separated token ids, used verbatim\n"

@@ -4,9 +4,9 @@
  *   vnpu-gguf FILE...              header, every kv, every tensor, totals by type
  *   vnpu-gguf --validate FILE...   "FILE: valid GGUF v3, N tensors, M kvs", or the reason it is not
  *
- * --validate checks each file as GGUF and, when general.architecture names one vnpu runs ("llama"), as a
- * model of it (llama_model_validate: hparams, tokenizer, every tensor's shape and type), adding
- * ", llama model (L layers, n_embd E, n_vocab V)" to the line.
+ * --validate checks each file as GGUF and, when general.architecture names one vnpu runs ("llama", "qwen2",
+ * "qwen3"), as a model of it (llama_model_validate: hparams, tokenizer, every tensor's shape and type), adding
+ * ", ARCH model (L layers, n_embd E, n_vocab V)" to the line.
  *
  * Exit status: 0 when every file is valid, 1 when one is not (the reason is on stderr), 2 on bad usage.
  */
@@ -25,9 +25,10 @@ static void usage(FILE *out) {
     fprintf(out, "usage: vnpu-gguf [--validate] FILE...\n"
                  "  FILE...       print each file's header, kvs, tensors and totals by type\n"
                  "  --validate    only check each file; print \"FILE: valid GGUF vN, N tensors, M kvs\"\n"
-                 "                (and \", llama model (...)\" after checking a llama file as a model too)\n"
+                 "                (and \", ARCH model (...)\" after checking a file of an architecture vnpu runs,\n"
+                 "                llama, qwen2 or qwen3, as a model too)\n"
                  "  -h, --help    this text\n"
-                 "exit status: 0 all valid, 1 a file is not valid GGUF or not a valid llama model (reason on stderr),\n"
+                 "exit status: 0 all valid, 1 a file is not valid GGUF or not a valid model (reason on stderr),\n"
                  "2 bad usage\n");
 }
 
@@ -197,24 +198,26 @@ static int inspect(const char *path) {
     return 0;
 }
 
-/* True when f declares the architecture vnpu runs (general.architecture = "llama"). */
-static bool is_llama(const struct gguf_file *f) {
+/* True when f declares an architecture vnpu runs (general.architecture: llama_arch_from_name). */
+static bool is_model(const struct gguf_file *f) {
     const int64_t i = gguf_find_key(f, "general.architecture");
     if (i < 0 || gguf_kv_type(f, i) != GGUF_TYPE_STRING) {
         return false;
     }
-    const struct gguf_str arch = gguf_get_str(f, i);
-    return arch.len == 5 && memcmp(arch.data, "llama", 5) == 0;
+    const struct gguf_str name = gguf_get_str(f, i);
+    enum llama_arch arch;
+    return llama_arch_from_name(name.data, (size_t) name.len, &arch);
 }
 
-/* Check path as GGUF, and as a model when it is a llama file; 0 when valid, else 1 (the loader logged why). */
+/* Check path as GGUF, and as a model when its architecture is one vnpu runs; 0 when valid, else 1 (the loader logged
+ * why). */
 static int validate(const char *path) {
     struct gguf_file *f = NULL;
     if (gguf_open(path, &f) != VNPU_STATUS_OK) {
         return 1;
     }
     struct llama_hparams hp;
-    const bool model = is_llama(f);
+    const bool model = is_model(f);
     if (model && (llama_model_validate(f) != VNPU_STATUS_OK || llama_hparams_load(f, &hp) != VNPU_STATUS_OK)) {
         gguf_close(f);
         return 1;
@@ -222,7 +225,8 @@ static int validate(const char *path) {
     printf("%s: valid GGUF v%u, %" PRId64 " tensors, %" PRId64 " kvs", path, gguf_version(f), gguf_n_tensors(f),
            gguf_n_kv(f));
     if (model) {
-        printf(", llama model (%u layers, n_embd %u, n_vocab %u)", hp.n_layer, hp.n_embd, hp.n_vocab);
+        printf(", %s model (%u layers, n_embd %u, n_vocab %u)", llama_arch_traits_get(hp.arch)->name, hp.n_layer,
+               hp.n_embd, hp.n_vocab);
     }
     printf("\n");
     gguf_close(f);

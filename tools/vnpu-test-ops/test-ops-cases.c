@@ -712,8 +712,9 @@ static double nmse_xdna_mul_mat(const struct ops_case *c, bool bfp16) {
     {"MUL_MAT", {64, 40, 2, 3},  {64, 7, 4, 6},  .type = T, .nmse_max = NMSE(64)}
 
 /* ROPE: NORMAL and NEOX, every row rotated or only its first n_dims (a partial vector: n_dims 40, 10), odd and
- * single rows, freq factors, YaRN, positions up to 10^5 (angles of 10^5 rad), views, permuted rows, in place,
- * ne3 > 1, stories260K's head size 8, and a prefill that spreads over every worker. */
+ * single rows, freq factors (in NEOX mode, and in NORMAL mode as Llama 3's rope_freqs), YaRN, positions up to 10^5
+ * (angles of 10^5 rad), views, permuted rows, in place, ne3 > 1, stories260K's head size 8, and a prefill that spreads
+ * over every worker. */
 #define NMSE_ROPE 1e-7
 #define ROPE_ROWS                                                                                                      \
     {"ROPE", {64, 8, 5, 1}, .nmse_max = NMSE_ROPE, .quick = true, .rope = {.max_pos = 512}},                         \
@@ -727,6 +728,7 @@ static double nmse_xdna_mul_mat(const struct ops_case *c, bool bfp16) {
     {"ROPE", {2, 1, 1, 1}, .nmse_max = NMSE_ROPE, .rope = {.max_pos = 10}},                                          \
     {"ROPE", {128, 8, 6, 1}, .nmse_max = NMSE_ROPE, .quick = true,                                                   \
      .rope = {.mode = 2, .freq_factors = true, .max_pos = 8192}},                                                    \
+    {"ROPE", {64, 8, 6, 1}, .nmse_max = NMSE_ROPE, .quick = true, .rope = {.freq_factors = true, .max_pos = 8192}},  \
     {"ROPE", {64, 4, 9, 1}, .nmse_max = NMSE_ROPE, .rope = {.yarn = true, .max_pos = 16384}},                        \
     {"ROPE", {96, 3, 9, 1}, .nmse_max = NMSE_ROPE, .quick = true,                                                    \
      .rope = {.n_dims = 64, .mode = 2, .freq_factors = true, .yarn = true, .max_pos = 16384}},                       \
@@ -844,6 +846,8 @@ const struct ops_case ops_cases[] = {
     {"RMS_NORM_MUL", {33, 31, 1, 1}, {33, 1, 1, 1}, OPS_LAYOUT_VIEW, .p = {1e-6f}, .nmse_max = NMSE_F32},
     {"RMS_NORM_MUL", {4096, 67, 1, 1}, {4096, 1, 1, 1}, .p = {1e-5f}, .nmse_max = NMSE_F32},
     {"RMS_NORM_MUL", {10, 6, 4, 1}, {5, 1, 1, 1}, .p = {1e-5f}, .nmse_max = NMSE_F32},
+    /* Qwen 3's norm of each query head: [head_dim, n_head, n_tokens] by one weight of head_dim */
+    {"RMS_NORM_MUL", {128, 16, 7, 1}, {128, 1, 1, 1}, .p = {1e-6f}, .nmse_max = NMSE_F32, .quick = true},
     ROW_ROWS("SILU", 0.0f, 0.0f),
     ROW_ROWS("GELU", 0.0f, 0.0f),
     {"SWIGLU", {5, 7, 11, 13}, {5, 7, 11, 13}, .nmse_max = NMSE_F32, .quick = true},
