@@ -367,6 +367,10 @@ enum vnpu_status vocab_bpe_pieces(struct vnpu_vocab *vocab, const struct gguf_fi
     return st;
 }
 
+const char *vocab_bpe_pre_name(const struct vocab_bpe *bpe) {
+    return bpe->pre->name;
+}
+
 void vocab_bpe_free(struct vocab_bpe *bpe) {
     pretok_free(bpe->pretok);
     free(bpe->merge_texts);

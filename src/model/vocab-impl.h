@@ -181,5 +181,7 @@ enum vnpu_status vocab_bpe_load(struct vnpu_vocab *vocab, const struct gguf_file
  * token holding a 4-byte sequence past U+10FFFF (llama.cpp aborts on it when it builds its piece cache). */
 enum vnpu_status vocab_bpe_pieces(struct vnpu_vocab *vocab, const struct gguf_file *f);
 void vocab_bpe_free(struct vocab_bpe *bpe);
+/* The tokenizer.ggml.pre value of bpe's pre-tokenizer ("default" when the key is absent). */
+const char *vocab_bpe_pre_name(const struct vocab_bpe *bpe);
 
 #endif /* VNPU_VOCAB_IMPL_H */

@@ -666,6 +666,16 @@ void vnpu_vocab_free(struct vnpu_vocab *vocab) {
     free(vocab);
 }
 
+void vnpu_vocab_desc(const struct vnpu_vocab *vocab, char *buf, size_t size) {
+    switch (vocab->type) {
+        case VOCAB_TYPE_SPM: snprintf(buf, size, "llama (SPM, %" PRId32 " tokens)", vocab->n_tokens); break;
+        case VOCAB_TYPE_BPE:
+            snprintf(buf, size, "gpt2 (BPE, pre %s, %" PRId32 " tokens, %" PRId32 " merges)",
+                     vocab_bpe_pre_name(&vocab->bpe), vocab->n_tokens, vocab->bpe.n_merges);
+            break;
+    }
+}
+
 int32_t vnpu_vocab_n_tokens(const struct vnpu_vocab *vocab) {
     return vocab->n_tokens;
 }

@@ -55,4 +55,8 @@ struct vnpu_vocab;
  * vocabulary loads in a few milliseconds, the 128256-token Llama 3 one (280147 merges) in tens. */
 enum vnpu_status vnpu_vocab_load(const struct gguf_file *f, struct vnpu_vocab **out);
 
+/* One line such as "gpt2 (BPE, pre llama-bpe, 128256 tokens, 280147 merges)" or "llama (SPM, 32000 tokens)": the
+ * tokenizer model as the file names it, its type, what it holds; at most size bytes, NUL-terminated. */
+void vnpu_vocab_desc(const struct vnpu_vocab *vocab, char *buf, size_t size);
+
 #endif /* VNPU_VOCAB_H */

@@ -22,25 +22,25 @@ static const struct vocab_file {
     const char *name; /* models/ggml-vocab-NAME.gguf */
     int n_cases;      /* cases in its .inp (0: none, or none vnpu can run) */
     enum vnpu_status status;
-    const char *message; /* a refusal's error, a substring */
+    const char *text; /* loaded: what vnpu-gguf --validate says of its vocabulary; refused: the error, a substring */
 } vocab_files[] = {
-    {"llama-spm", 46, VNPU_STATUS_OK, NULL},
-    {"phi-3", 46, VNPU_STATUS_OK, NULL},
-    {"llama-bpe", 46, VNPU_STATUS_OK, NULL},
-    {"qwen2", 46, VNPU_STATUS_OK, NULL},
-    {"qwen35", 50, VNPU_STATUS_OK, NULL},
-    {"gpt-2", 46, VNPU_STATUS_OK, NULL},
-    {"deepseek-llm", 46, VNPU_STATUS_OK, NULL},
-    {"deepseek-coder", 46, VNPU_STATUS_OK, NULL},
-    {"falcon", 46, VNPU_STATUS_OK, NULL},
-    {"starcoder", 46, VNPU_STATUS_OK, NULL},
-    {"refact", 46, VNPU_STATUS_OK, NULL},
-    {"command-r", 46, VNPU_STATUS_OK, NULL},
-    {"mpt", 46, VNPU_STATUS_OK, NULL},
+    {"llama-spm", 46, VNPU_STATUS_OK, "llama (SPM, 32000 tokens)"},
+    {"phi-3", 46, VNPU_STATUS_OK, "llama (SPM, 32064 tokens)"},
+    {"llama-bpe", 46, VNPU_STATUS_OK, "gpt2 (BPE, pre llama-bpe, 128256 tokens, 280147 merges)"},
+    {"qwen2", 46, VNPU_STATUS_OK, "gpt2 (BPE, pre qwen2, 151936 tokens, 151387 merges)"},
+    {"qwen35", 50, VNPU_STATUS_OK, "gpt2 (BPE, pre qwen35, 151936 tokens, 151387 merges)"},
+    {"gpt-2", 46, VNPU_STATUS_OK, "gpt2 (BPE, pre gpt-2, 50257 tokens, 50000 merges)"},
+    {"deepseek-llm", 46, VNPU_STATUS_OK, "gpt2 (BPE, pre deepseek-llm, 102400 tokens, 99757 merges)"},
+    {"deepseek-coder", 46, VNPU_STATUS_OK, "gpt2 (BPE, pre deepseek-coder, 32256 tokens, 31757 merges)"},
+    {"falcon", 46, VNPU_STATUS_OK, "gpt2 (BPE, pre falcon, 65024 tokens, 64784 merges)"},
+    {"starcoder", 46, VNPU_STATUS_OK, "gpt2 (BPE, pre starcoder, 49152 tokens, 48872 merges)"},
+    {"refact", 46, VNPU_STATUS_OK, "gpt2 (BPE, pre refact, 49216 tokens, 48891 merges)"},
+    {"command-r", 46, VNPU_STATUS_OK, "gpt2 (BPE, pre command-r, 256000 tokens, 253333 merges)"},
+    {"mpt", 46, VNPU_STATUS_OK, "gpt2 (BPE, pre mpt, 50432 tokens, 50009 merges)"},
     /* no test vectors: loaded only (aquila and gpt-neox have no tokenizer.ggml.pre: llama.cpp's default) */
-    {"baichuan", 0, VNPU_STATUS_OK, NULL},
-    {"aquila", 0, VNPU_STATUS_OK, NULL},
-    {"gpt-neox", 0, VNPU_STATUS_OK, NULL},
+    {"baichuan", 0, VNPU_STATUS_OK, "llama (SPM, 64000 tokens)"},
+    {"aquila", 0, VNPU_STATUS_OK, "gpt2 (BPE, pre default, 100008 tokens, 99743 merges)"},
+    {"gpt-neox", 0, VNPU_STATUS_OK, "gpt2 (BPE, pre default, 50432 tokens, 50009 merges)"},
     /* tokenizers vnpu does not implement */
     {"bert-bge", 0, VNPU_STATUS_UNSUPPORTED, "tokenizer.ggml.model is 'bert'"},
     {"gemma-4", 0, VNPU_STATUS_UNSUPPORTED, "tokenizer.ggml.model is 'gemma4'"},
@@ -157,18 +157,39 @@ static void test_vocab_files(void **state) {
         struct vnpu_vocab *vocab = NULL;
         const enum vnpu_status st = vnpu_vocab_load_file(vocab_path(v->name, ""), &vocab);
         vnpu_log_set(NULL, NULL, VNPU_LOG_WARN);
-        if (st != v->status || (v->message && !strstr(log.text, v->message))) {
+        if (st != v->status || (st != VNPU_STATUS_OK && !strstr(log.text, v->text))) {
             fail_msg("%s: %s, expected %s; the log:\n%s", v->name, vnpu_status_str(st), vnpu_status_str(v->status),
                      log.text);
         }
         if (st != VNPU_STATUS_OK) {
-            printf("%s: refused (%s)\n", v->name, v->message);
+            printf("%s: refused (%s)\n", v->name, v->text);
             continue;
         }
         if (v->n_cases > 0) {
             assert_int_equal(check_cases(v->name, vocab), v->n_cases);
         }
         vnpu_vocab_free(vocab);
+    }
+}
+
+/* vnpu-gguf --validate checks each file's vocabulary: a supported one is described, an unsupported one refused with
+ * the loader's message. */
+static void test_validate(void **state) {
+    (void) state;
+    for (size_t i = 0; i < N_FILES; i++) {
+        const struct vocab_file *v = &vocab_files[i];
+        char *out = NULL, *err = NULL;
+        const int rc =
+            test_run(&out, &err, "'%s/vnpu-gguf' --validate '%s'", test_tools_dir(), vocab_path(v->name, ""));
+        char want[256];
+        snprintf(want, sizeof(want), ", vocabulary %s\n", v->text);
+        const bool ok = v->status == VNPU_STATUS_OK ? rc == 0 && strstr(out, want) : rc == 1 && strstr(err, v->text);
+        if (!ok) {
+            fail_msg("vnpu-gguf --validate %s: exit %d, stdout \"%s\", stderr \"%s\"; expected \"%s\"", v->name, rc,
+                     out, err, v->text);
+        }
+        free(out);
+        free(err);
     }
 }
 
@@ -221,6 +242,7 @@ static void test_llama3_speed(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vocab_files),
+        cmocka_unit_test(test_validate),
         cmocka_unit_test(test_llama3_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
