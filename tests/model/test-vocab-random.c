@@ -155,8 +155,8 @@ static const char *const fixed_pieces[] = {
     "<|START_OF_TURN_TOKEN|>",
     "<|END_OF_TURN_TOKEN|>",
     "<|padding|>",
-    "<\xef\xbd\x9c"
-    "begin\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>",
+    ("<\xef\xbd\x9c"
+     "begin\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>"), /* DeepSeek's BOS */
     "<|im_",
     "|>",
     "<|",
