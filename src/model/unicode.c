@@ -79,7 +79,13 @@ static void classes_read(void) {
         pattern[i] = (unsigned char) class_pattern[i];
     }
     pcre2_code *re = pcre2_compile(pattern, sizeof(class_pattern) - 1, 0, &err, &err_off, NULL);
-    VNPU_ASSERT(re != NULL); /* a fixed pattern: only a PCRE2 built without Unicode support refuses it */
+    if (!re) { /* a fixed pattern: only a PCRE2 built without Unicode support refuses it */
+        vnpu_log_error("unicode: PCRE2 refuses \\p{...} (error %d): it was built without Unicode support, which the "
+                       "BPE tokenizer needs",
+                       err);
+        classes_status = VNPU_STATUS_UNSUPPORTED;
+        return;
+    }
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
     uint32_t *subject = malloc(CLASS_CHUNK * sizeof(*subject));
     if (!md || !subject) {

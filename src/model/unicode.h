@@ -44,7 +44,8 @@ size_t unicode_decode(const char *text, size_t len, uint32_t *cpts);
 size_t unicode_encode(uint32_t cpt, char out[4]);
 
 /* Read the class table from PCRE2 (once per process, thread-safe; about 40 ms); VNPU_STATUS_NO_MEMORY (logged) when
- * its scratch cannot be allocated. Call before unicode_class. */
+ * its scratch cannot be allocated, VNPU_STATUS_UNSUPPORTED (logged) when PCRE2 has no Unicode support. Call before
+ * unicode_class. */
 enum vnpu_status unicode_classes_init(void);
 
 /* The class of cpt (any value: past UNICODE_MAX is OTHER), after unicode_classes_init. */
