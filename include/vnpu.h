@@ -108,15 +108,51 @@ bool vnpu_model_is_eog(const struct vnpu_model *model, vnpu_token token);
  * writes at most size bytes. */
 void vnpu_model_desc(const struct vnpu_model *model, char *buf, size_t size);
 
-/* Tokenize text (len bytes, UTF-8). add_special: BOS as the vocabulary says; parse_special: control
- * tokens written as text (e.g. "<s>") become those tokens. Returns the number of tokens, or minus the
- * number needed when n_max is too small (nothing written past n_max). */
+/* vnpu_vocab_tokenize (below) with the model's vocabulary. */
 int32_t vnpu_tokenize(const struct vnpu_model *model, const char *text, size_t len, vnpu_token *tokens, int32_t n_max,
                       bool add_special, bool parse_special);
 
-/* The text of one token as llama.cpp's token_to_piece prints it (U+2581 as space, byte tokens as their
- * byte; control tokens empty unless special). Returns the byte count, or minus the count needed. */
+/* vnpu_vocab_token_to_piece (below) with the model's vocabulary. */
 int32_t vnpu_token_to_piece(const struct vnpu_model *model, vnpu_token token, char *buf, int32_t size, bool special);
+
+/* ---- a vocabulary alone ---- */
+
+/* A model's tokenizer: the tokenizer.ggml.* keys of a GGUF file, read-only once loaded (threads may share it). */
+struct vnpu_vocab;
+
+/* Load only the vocabulary of the GGUF file at path: its tokenizer.ggml.* keys, validated as vnpu_model_load
+ * validates them (SPM "llama" and BPE "gpt2" tokenizers, docs/TOKENIZER.md); its architecture, hparams and tensors
+ * are not read, so vocabulary-only files (llama.cpp's models/ggml-vocab-*.gguf) load. On error *vocab is NULL and the
+ * cause was logged: VNPU_STATUS_IO (cannot open), VNPU_STATUS_BAD_FILE (not GGUF, or a malformed key),
+ * VNPU_STATUS_UNSUPPORTED (a tokenizer or pre-tokenizer vnpu does not implement), VNPU_STATUS_NO_MEMORY. The file is
+ * closed before it returns. */
+enum vnpu_status vnpu_vocab_load_file(const char *path, struct vnpu_vocab **vocab);
+void vnpu_vocab_free(struct vnpu_vocab *vocab); /* NULL is a no-op */
+
+int32_t vnpu_vocab_n_tokens(const struct vnpu_vocab *vocab);
+vnpu_token vnpu_vocab_bos(const struct vnpu_vocab *vocab); /* -1 if none */
+vnpu_token vnpu_vocab_eos(const struct vnpu_vocab *vocab);
+bool vnpu_vocab_add_bos(const struct vnpu_vocab *vocab); /* tokenize with add_special prepends BOS */
+/* End of generation: EOS, EOT, EOM, FIM pad/repo/file-separator, and tokens with llama.cpp's end-of-generation texts
+ * ("<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "</s>", "<|end_of_text|>", ...). */
+bool vnpu_vocab_is_eog(const struct vnpu_vocab *vocab, vnpu_token token);
+
+/* Tokenize len bytes of text (UTF-8, not validated: invalid bytes tokenize as llama.cpp tokenizes them) as llama.cpp's
+ * llama_tokenize does; at most n_max tokens written to tokens (n_max <= 0: none). add_special: BOS (and EOS) as the
+ * vocabulary says; parse_special: CONTROL and UNKNOWN tokens written as text ("<s>", "<|im_start|>") become those
+ * tokens (USER_DEFINED ones always do). Returns the token count, minus the count when it exceeds n_max (the first
+ * n_max tokens are written), or INT32_MIN (logged) when len exceeds INT32_MAX, the count would, scratch memory runs
+ * out, or (BPE) the text holds a 4-byte UTF-8 sequence past U+10FFFF, which llama.cpp's BPE throws on. Reentrant. */
+int32_t vnpu_vocab_tokenize(const struct vnpu_vocab *vocab, const char *text, size_t len, vnpu_token *tokens,
+                            int32_t n_max, bool add_special, bool parse_special);
+/* The text of one token as llama.cpp's llama_token_to_piece gives it with lstrip 0 (what common_token_to_piece
+ * passes, and llama-tokenize prints): NORMAL tokens as text (SPM: U+2581 as ' '; BPE: each character spelled back as
+ * the byte GPT-2's byte-to-unicode map gave it), BYTE tokens as their byte, USER_DEFINED tokens verbatim, CONTROL and
+ * UNKNOWN tokens verbatim when special and empty otherwise, UNDEFINED and UNUSED tokens empty. Returns the byte count
+ * (no NUL is written), or minus it when it exceeds size (nothing written); a token outside 0..n_tokens-1 logs an
+ * error and gives 0. */
+int32_t vnpu_vocab_token_to_piece(const struct vnpu_vocab *vocab, vnpu_token token, char *buf, int32_t size,
+                                  bool special);
 
 struct vnpu_context_params {
     uint32_t n_ctx;      /* KV cache size in tokens; 0 = the model's n_ctx_train */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Fuzz the GGUF reader and the model checks on top of it: build fuzz-gguf-read and fuzz-model-validate
-# with clang + libFuzzer + ASan/UBSan, run each for FUZZ_SECONDS (default 60, the two at once) from its seed corpus
-# (fuzz/corpus, fuzz/corpus-model; copied: the committed corpus is not changed), print the executions
+# Fuzz the GGUF reader, the model checks on top of it and the tokenizers: build fuzz-gguf-read, fuzz-model-validate
+# and fuzz-tokenize with clang + libFuzzer + ASan/UBSan, run each for FUZZ_SECONDS (default 60, the three at once)
+# from its seed corpus (fuzz/corpus, fuzz/corpus-model, fuzz/corpus-tokenize; copied: the committed corpus is not
+# changed), print the executions
 # reached, and fail on any crash, leak, timeout or sanitizer report (the input that caused it is saved as
 # $BUILD_DIR/crash-* / leak-* / timeout-*).
 #   BUILD_DIR (default build-fuzz), FUZZ_SECONDS, FUZZ_JOBS (cmake -j, default 2)
@@ -13,13 +14,13 @@ seconds=${FUZZ_SECONDS:-60}
 
 cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DVNPU_FUZZ=ON -DVNPU_SANITIZE=ON -DVNPU_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" -j"${FUZZ_JOBS:-2}" --target fuzz-gguf-read fuzz-model-validate
+cmake --build "$build" -j"${FUZZ_JOBS:-2}" --target fuzz-gguf-read fuzz-model-validate fuzz-tokenize
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # run_fuzzer TARGET SEED_DIR: FUZZ_SECONDS of TARGET from a copy of its seeds, its log in $work/TARGET.log and its exit
-# status in $work/TARGET.rc. The two fuzzers run at once, one per core.
+# status in $work/TARGET.rc. The fuzzers run at once (three on CI's two cores: each gets fewer executions).
 run_fuzzer() {
     local target=$1 status=0
     mkdir "$work/corpus-$target"
@@ -30,10 +31,11 @@ run_fuzzer() {
 
 run_fuzzer fuzz-gguf-read "$root/fuzz/corpus" &
 run_fuzzer fuzz-model-validate "$root/fuzz/corpus-model" &
+run_fuzzer fuzz-tokenize "$root/fuzz/corpus-tokenize" &
 wait
 
 failed=0
-for target in fuzz-gguf-read fuzz-model-validate; do
+for target in fuzz-gguf-read fuzz-model-validate fuzz-tokenize; do
     log=$work/$target.log
     status=$(cat "$work/$target.rc")
     tail -n 25 "$log"

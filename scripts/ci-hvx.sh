@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CI steps of the HVX/HMX layer (src/hvx), called by .ci/run after `make test` on Debian 12 with clang, lld, llvm
-# (llvm-objdump), qemu-user (qemu-hexagon), python3, cmake, build-essential, libcmocka-dev. Nothing is built twice:
+# (llvm-objdump), qemu-user (qemu-hexagon), python3, cmake, build-essential, libpcre2-dev, pkg-config, libcmocka-dev.
+# Nothing is built twice:
 #   1. Hexagon compile check: every source of src/hvx and src/htp, and hvx.h/hmx.h on their own, compile
 #      with clang --target=hexagon -mv68 and -mv69 -mhvx -mhvx-length=128b -ffreestanding -std=c11, no warnings.
 #      The objects are kept, per arch, for step 2.

@@ -9,13 +9,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static inline uint64_t vnpu_fnv1a64(const void *data, size_t len) {
+#define VNPU_FNV1A64_INIT 0xcbf29ce484222325ull /* the hash of no bytes */
+
+/* The hash h (of some bytes) continued over len more: vnpu_fnv1a64 of their concatenation, without concatenating
+ * them (the BPE merge table hashes a pair of texts this way). */
+static inline uint64_t vnpu_fnv1a64_more(uint64_t h, const void *data, size_t len) {
     const uint8_t *p = data;
-    uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < len; i++) {
         h = (h ^ p[i]) * 0x100000001b3ull;
     }
     return h;
+}
+
+static inline uint64_t vnpu_fnv1a64(const void *data, size_t len) {
+    return vnpu_fnv1a64_more(VNPU_FNV1A64_INIT, data, len);
 }
 
 /* The first slot for pointer p in a table of mask + 1 slots (a power of two): Fibonacci hashing of the address

@@ -1,8 +1,9 @@
 /*
  * The vocabulary of a GGUF model: the tokenizer.ggml.* keys read and validated into a token table (texts,
  * scores, types, a hash map from text to id), the special tokens, the end-of-generation set and the byte
- * fallback, as llama.cpp's llama_vocab::impl::load does for tokenizer.ggml.model "llama" (src/llama-vocab.cpp,
- * llama.cpp v0.4.0 as pinned by the oracle). Tokenizing with the table is vocab-spm.c's.
+ * fallback, as llama.cpp's llama_vocab::impl::load does for tokenizer.ggml.model "llama" (SPM) and "gpt2" (BPE,
+ * whose pre-tokenizer and merges vocab-bpe.c reads) (src/llama-vocab.cpp, llama.cpp v0.4.0 as pinned by the
+ * oracle). Tokenizing with the table is vocab-tokenize.c's.
  */
 #include "vocab-impl.h"
 
@@ -56,34 +57,75 @@ static const struct {
     {VOCAB_SPECIAL_EOT, "<|end|>"},
     {VOCAB_SPECIAL_EOT, "<end_of_turn>"},
     {VOCAB_SPECIAL_EOT, "<|endoftext|>"},
+    {VOCAB_SPECIAL_EOT, "<|end_of_text|>"},
     {VOCAB_SPECIAL_EOT, "<EOT>"},
+    {VOCAB_SPECIAL_EOT, "_<EOT>"},
+    {VOCAB_SPECIAL_EOT, "[EOT]"},
     {VOCAB_SPECIAL_EOT, "<" FW_BAR "end" SPM_SPACE "of" SPM_SPACE "sentence" FW_BAR ">"}, /* DeepSeek */
+    {VOCAB_SPECIAL_EOT, "<end_of_utterance>"},
     {VOCAB_SPECIAL_EOM, "<|eom_id|>"},
     {VOCAB_SPECIAL_FIM_PRE, "<|fim_prefix|>"},
     {VOCAB_SPECIAL_FIM_PRE, "<fim-prefix>"},
+    {VOCAB_SPECIAL_FIM_PRE, "<fim_prefix>"},
     {VOCAB_SPECIAL_FIM_PRE, "<" FW_BAR "fim" SPM_SPACE "begin" FW_BAR ">"},
     {VOCAB_SPECIAL_FIM_PRE, "<PRE>"},
+    {VOCAB_SPECIAL_FIM_PRE, SPM_SPACE "<PRE>"},
+    {VOCAB_SPECIAL_FIM_PRE, "<|code_prefix|>"},
+    {VOCAB_SPECIAL_FIM_PRE, "<|prefix|>"},
     {VOCAB_SPECIAL_FIM_SUF, "<|fim_suffix|>"},
     {VOCAB_SPECIAL_FIM_SUF, "<fim-suffix>"},
+    {VOCAB_SPECIAL_FIM_SUF, "<fim_suffix>"},
     {VOCAB_SPECIAL_FIM_SUF, "<" FW_BAR "fim" SPM_SPACE "hole" FW_BAR ">"},
     {VOCAB_SPECIAL_FIM_SUF, "<SUF>"},
+    {VOCAB_SPECIAL_FIM_SUF, SPM_SPACE "<SUF>"},
+    {VOCAB_SPECIAL_FIM_SUF, "<|code_suffix|>"},
+    {VOCAB_SPECIAL_FIM_SUF, "<|suffix|>"},
     {VOCAB_SPECIAL_FIM_MID, "<|fim_middle|>"},
     {VOCAB_SPECIAL_FIM_MID, "<fim-middle>"},
+    {VOCAB_SPECIAL_FIM_MID, "<fim_middle>"},
     {VOCAB_SPECIAL_FIM_MID, "<" FW_BAR "fim" SPM_SPACE "end" FW_BAR ">"},
     {VOCAB_SPECIAL_FIM_MID, "<MID>"},
+    {VOCAB_SPECIAL_FIM_MID, SPM_SPACE "<MID>"},
+    {VOCAB_SPECIAL_FIM_MID, "<|code_middle|>"},
+    {VOCAB_SPECIAL_FIM_MID, "<|middle|>"},
     {VOCAB_SPECIAL_FIM_PAD, "<|fim_pad|>"},
     {VOCAB_SPECIAL_FIM_PAD, "<fim-pad>"},
+    {VOCAB_SPECIAL_FIM_PAD, "<fim_pad>"},
     {VOCAB_SPECIAL_FIM_PAD, "<PAD>"},
+    {VOCAB_SPECIAL_FIM_PAD, "[PAD]"},
     {VOCAB_SPECIAL_FIM_REP, "<|fim_repo|>"},
     {VOCAB_SPECIAL_FIM_REP, "<|repo_name|>"},
     {VOCAB_SPECIAL_FIM_REP, "<fim-repo>"},
     {VOCAB_SPECIAL_FIM_REP, "<REPO>"},
+    {VOCAB_SPECIAL_FIM_REP, "<reponame>"},
     {VOCAB_SPECIAL_FIM_SEP, "<|file_sep|>"},
 };
 
-/* Texts that end generation whatever the keys say (llama.cpp's special_eog_ids); they become CONTROL. */
+/* Texts that end generation whatever the keys say (llama.cpp's special_eog_ids); they become CONTROL. llama.cpp's
+ * exceptions for tokenizers vnpu does not load (gpt-oss and Solar Open's <|end|>, Gemma 4's </s>) do not apply. */
 static const char *const eog_texts[] = {
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>", "<EOT>",
+    "<|eot_id|>",
+    "<|im_end|>",
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<|flush|>",
+    "<|calls|>",
+    "<end_of_turn>",
+    "<|endoftext|>",
+    "</s>",
+    "<|eom_id|>",
+    "<EOT>",
+    "_<EOT>",
+    "[EOT]",
+    "[EOS]",
+    "<|end_of_text|>",
+    "<end_of_utterance>",
+    "<eos>",
+    "<turn|>",
+    "<|tool_response>",
+    "<" FW_BAR "end" SPM_SPACE "of" SPM_SPACE "sentence" FW_BAR ">",
+    "[e~[",
 };
 
 /* Special tokens whose ids end generation besides the texts above. */
@@ -117,8 +159,7 @@ static vnpu_token vocab_find_cstr(const struct vnpu_vocab *vocab, const char *te
 
 /* ---- loading ---- */
 
-/* Index of key in f (-1 when absent); a present key of another type is an error naming both types. */
-static enum vnpu_status vocab_find_key(const struct gguf_file *f, const char *key, enum gguf_type type, int64_t *idx) {
+enum vnpu_status vocab_find_key(const struct gguf_file *f, const char *key, enum gguf_type type, int64_t *idx) {
     *idx = gguf_find_key(f, key);
     if (*idx >= 0 && gguf_kv_type(f, *idx) != type) {
         vnpu_log_error("%s: %s has type %s, expected %s", gguf_path(f), key, gguf_type_name(gguf_kv_type(f, *idx)),
@@ -128,9 +169,8 @@ static enum vnpu_status vocab_find_key(const struct gguf_file *f, const char *ke
     return VNPU_STATUS_OK;
 }
 
-/* Index of an array of n elements of elem_type (-1 when absent); n = 0 takes any length in 1..INT32_MAX. */
-static enum vnpu_status vocab_find_array(const struct gguf_file *f, const char *key, enum gguf_type elem_type,
-                                         uint64_t n, int64_t *idx) {
+enum vnpu_status vocab_find_array(const struct gguf_file *f, const char *key, enum gguf_type elem_type, uint64_t n,
+                                  int64_t *idx) {
     enum vnpu_status st = vocab_find_key(f, key, GGUF_TYPE_ARRAY, idx);
     if (st != VNPU_STATUS_OK || *idx < 0) {
         return st;
@@ -154,10 +194,15 @@ static enum vnpu_status vocab_find_array(const struct gguf_file *f, const char *
     return VNPU_STATUS_OK;
 }
 
-static enum vnpu_status vocab_read_model(const struct gguf_file *f) {
+/* tokenizer.ggml.model: "llama" (SPM) or "gpt2" (BPE); tokenizer.ggml.pre, when present, must be a string whatever
+ * the model (llama.cpp reads it for every model; vocab-bpe.c reads its value). */
+static enum vnpu_status vocab_read_model(struct vnpu_vocab *v, const struct gguf_file *f) {
     static const char key[] = "tokenizer.ggml.model";
-    int64_t idx;
+    int64_t idx, pre_idx;
     enum vnpu_status st = vocab_find_key(f, key, GGUF_TYPE_STRING, &idx);
+    if (st == VNPU_STATUS_OK) {
+        st = vocab_find_key(f, "tokenizer.ggml.pre", GGUF_TYPE_STRING, &pre_idx);
+    }
     if (st != VNPU_STATUS_OK) {
         return st;
     }
@@ -166,8 +211,12 @@ static enum vnpu_status vocab_read_model(const struct gguf_file *f) {
         return VNPU_STATUS_BAD_FILE;
     }
     const struct gguf_str model = gguf_get_str(f, idx);
-    if (model.len != 5 || memcmp(model.data, "llama", 5) != 0) {
-        vnpu_log_error("%s: %s is '%.*s'; vnpu supports only 'llama' (SPM)", gguf_path(f), key,
+    if (model.len == 5 && memcmp(model.data, "llama", 5) == 0) {
+        v->type = VOCAB_TYPE_SPM;
+    } else if (model.len == 4 && memcmp(model.data, "gpt2", 4) == 0) {
+        v->type = VOCAB_TYPE_BPE;
+    } else {
+        vnpu_log_error("%s: %s is '%.*s'; vnpu supports 'llama' (SPM) and 'gpt2' (BPE)", gguf_path(f), key,
                        (int) (model.len > 64 ? 64 : model.len), model.data);
         return VNPU_STATUS_UNSUPPORTED;
     }
@@ -301,15 +350,23 @@ static enum vnpu_status vocab_read_attrs(struct vnpu_vocab *v, const struct gguf
     return VNPU_STATUS_OK;
 }
 
-/* Special ids: llama.cpp's SPM defaults (unk 0, bos 1, eos 2 when the vocabulary has them), then the keys:
- * an id in range, or 0xFFFFFFFF / -1 for none. */
+/* Special ids: llama.cpp's defaults when the vocabulary has them (SPM: unk 0, bos 1, eos 2; BPE: bos and eos 11, no
+ * unk), then the keys: an id in range, or 0xFFFFFFFF / -1 for none. */
 static enum vnpu_status vocab_read_special_ids(struct vnpu_vocab *v, const struct gguf_file *f) {
     for (int i = 0; i < VOCAB_SPECIAL_COUNT; i++) {
         v->special[i] = -1;
     }
-    v->special[VOCAB_SPECIAL_UNK] = 0;
-    v->special[VOCAB_SPECIAL_BOS] = v->n_tokens > 1 ? 1 : -1;
-    v->special[VOCAB_SPECIAL_EOS] = v->n_tokens > 2 ? 2 : -1;
+    switch (v->type) {
+        case VOCAB_TYPE_SPM:
+            v->special[VOCAB_SPECIAL_UNK] = 0;
+            v->special[VOCAB_SPECIAL_BOS] = v->n_tokens > 1 ? 1 : -1;
+            v->special[VOCAB_SPECIAL_EOS] = v->n_tokens > 2 ? 2 : -1;
+            break;
+        case VOCAB_TYPE_BPE:
+            v->special[VOCAB_SPECIAL_BOS] = v->n_tokens > 11 ? 11 : -1;
+            v->special[VOCAB_SPECIAL_EOS] = v->n_tokens > 11 ? 11 : -1;
+            break;
+    }
     for (size_t k = 0; k < sizeof(special_keys) / sizeof(special_keys[0]); k++) {
         const char *key = special_keys[k].key;
         const int64_t idx = gguf_find_key(f, key);
@@ -347,13 +404,15 @@ static enum vnpu_status vocab_read_bool(const struct gguf_file *f, const char *k
     return st;
 }
 
-static enum vnpu_status vocab_read_flags(struct vnpu_vocab *v, const struct gguf_file *f) {
-    enum vnpu_status st = vocab_read_bool(f, "tokenizer.ggml.add_bos_token", true, &v->add_bos);
+/* add_bos_token (default add_bos: SPM true, BPE its pre-tokenizer's), add_eos_token (false) and add_space_prefix (SPM
+ * true, BPE false). */
+static enum vnpu_status vocab_read_flags(struct vnpu_vocab *v, const struct gguf_file *f, bool add_bos) {
+    enum vnpu_status st = vocab_read_bool(f, "tokenizer.ggml.add_bos_token", add_bos, &v->add_bos);
     if (st == VNPU_STATUS_OK) {
         st = vocab_read_bool(f, "tokenizer.ggml.add_eos_token", false, &v->add_eos);
     }
     if (st == VNPU_STATUS_OK) {
-        st = vocab_read_bool(f, "tokenizer.ggml.add_space_prefix", true, &v->add_space_prefix);
+        st = vocab_read_bool(f, "tokenizer.ggml.add_space_prefix", v->type == VOCAB_TYPE_SPM, &v->add_space_prefix);
     }
     if (st != VNPU_STATUS_OK) {
         return st;
@@ -548,18 +607,22 @@ enum vnpu_status vnpu_vocab_load(const struct gguf_file *f, struct vnpu_vocab **
         vnpu_log_error("%s: cannot allocate the vocabulary", gguf_path(f));
         return VNPU_STATUS_NO_MEMORY;
     }
-    enum vnpu_status st = vocab_read_model(f);
+    bool add_bos = true; /* SPM's default; a BPE pre-tokenizer has its own */
+    enum vnpu_status st = vocab_read_model(v, f);
     if (st == VNPU_STATUS_OK) {
         st = vocab_read_tokens(v, f);
     }
     if (st == VNPU_STATUS_OK) {
         st = vocab_read_attrs(v, f);
     }
+    if (st == VNPU_STATUS_OK && v->type == VOCAB_TYPE_BPE) {
+        st = vocab_bpe_load(v, f, &add_bos);
+    }
     if (st == VNPU_STATUS_OK) {
         st = vocab_read_special_ids(v, f);
     }
     if (st == VNPU_STATUS_OK) {
-        st = vocab_read_flags(v, f);
+        st = vocab_read_flags(v, f, add_bos);
     }
     if (st == VNPU_STATUS_OK) {
         vocab_find_special_texts(v);
@@ -567,7 +630,10 @@ enum vnpu_status vnpu_vocab_load(const struct gguf_file *f, struct vnpu_vocab **
     }
     if (st == VNPU_STATUS_OK) {
         vocab_apply_model_attrs(v, f);
-        st = vocab_build_byte_tokens(v, f);
+        switch (v->type) {
+            case VOCAB_TYPE_SPM: st = vocab_build_byte_tokens(v, f); break;
+            case VOCAB_TYPE_BPE: st = vocab_bpe_pieces(v, f); break;
+        }
     }
     if (st != VNPU_STATUS_OK) {
         vnpu_vocab_free(v);
@@ -577,15 +643,37 @@ enum vnpu_status vnpu_vocab_load(const struct gguf_file *f, struct vnpu_vocab **
     return VNPU_STATUS_OK;
 }
 
+enum vnpu_status vnpu_vocab_load_file(const char *path, struct vnpu_vocab **vocab) {
+    *vocab = NULL;
+    struct gguf_file *f = NULL;
+    enum vnpu_status st = gguf_open(path, &f);
+    if (st == VNPU_STATUS_OK) {
+        st = vnpu_vocab_load(f, vocab);
+        gguf_close(f);
+    }
+    return st;
+}
+
 void vnpu_vocab_free(struct vnpu_vocab *vocab) {
     if (!vocab) {
         return;
     }
+    vocab_bpe_free(&vocab->bpe);
     free(vocab->matchable);
     free(vocab->map);
     free(vocab->texts);
     free(vocab->tokens);
     free(vocab);
+}
+
+void vnpu_vocab_desc(const struct vnpu_vocab *vocab, char *buf, size_t size) {
+    switch (vocab->type) {
+        case VOCAB_TYPE_SPM: snprintf(buf, size, "llama (SPM, %" PRId32 " tokens)", vocab->n_tokens); break;
+        case VOCAB_TYPE_BPE:
+            snprintf(buf, size, "gpt2 (BPE, pre %s, %" PRId32 " tokens, %" PRId32 " merges)",
+                     vocab_bpe_pre_name(&vocab->bpe), vocab->n_tokens, vocab->bpe.n_merges);
+            break;
+    }
 }
 
 int32_t vnpu_vocab_n_tokens(const struct vnpu_vocab *vocab) {

@@ -162,6 +162,70 @@ static void tiny_byte_token_1g(struct model_edit *e) {
     tokens_set(e, 32000, 20, "<0x1G>"); /* token 20 is <0x11> */
 }
 
+/* The base's vocabulary as a BPE one (tokenizer.ggml.model gpt2, GPT-2's pre-tokenizer): for each token whose text is
+ * a character followed by another token's text, the merge "character rest", ranked by the token's id. */
+static void bpe_vocab(struct model_edit *e) {
+    gguf_writer_set_str(e->w, "tokenizer.ggml.model", "gpt2");
+    gguf_writer_set_str(e->w, "tokenizer.ggml.pre", "gpt-2");
+    const int64_t ti = gguf_find_key(e->base, "tokenizer.ggml.tokens");
+    const uint64_t n = gguf_get_arr_n(e->base, ti);
+    size_t total = 0;
+    for (uint64_t j = 0; j < n; j++) {
+        total += gguf_get_arr_str(e->base, ti, j).len + 1;
+    }
+    struct gguf_str *merges = owned_alloc(e, (size_t) n * sizeof(*merges));
+    char *texts = owned_alloc(e, total), *p = texts;
+    uint64_t m = 0;
+    for (uint64_t j = 0; j < n; j++) {
+        const struct gguf_str t = gguf_get_arr_str(e->base, ti, j);
+        const uint8_t lead = t.len ? (uint8_t) t.data[0] : 0;
+        const size_t k = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+        bool rest_is_token = false;
+        for (uint64_t r = 0; t.len > k && r < n && !rest_is_token; r++) {
+            const struct gguf_str o = gguf_get_arr_str(e->base, ti, r);
+            rest_is_token = o.len == t.len - k && memcmp(o.data, t.data + k, o.len) == 0;
+        }
+        if (rest_is_token) {
+            memcpy(p, t.data, k);
+            p[k] = ' ';
+            memcpy(p + k + 1, t.data + k, t.len - k);
+            merges[m++] = (struct gguf_str){.data = p, .len = t.len + 1};
+            p += t.len + 1;
+        }
+    }
+    gguf_writer_set_arr_str(e->w, "tokenizer.ggml.merges", merges, m);
+}
+static void bpe_merges_i32(struct model_edit *e) {
+    bpe_vocab(e);
+    gguf_writer_set_arr_data(e->w, "tokenizer.ggml.merges", GGUF_TYPE_INT32,
+                             array_copy(e, "tokenizer.ggml.token_type", 512), 512);
+}
+static void bpe_merges_str(struct model_edit *e) {
+    bpe_vocab(e);
+    gguf_writer_set_str(e->w, "tokenizer.ggml.merges", "h e");
+}
+static void bpe_merges_empty(struct model_edit *e) {
+    bpe_vocab(e);
+    static const struct gguf_str none[1] = {{"", 0}};
+    gguf_writer_set_arr_str(e->w, "tokenizer.ggml.merges", none, 0);
+}
+static void bpe_merge_no_space(struct model_edit *e) {
+    bpe_vocab(e);
+    static const struct gguf_str merges[] = {{"h e", 3}, {"he", 2}};
+    gguf_writer_set_arr_str(e->w, "tokenizer.ggml.merges", merges, 2);
+}
+static void bpe_no_merges(struct model_edit *e) {
+    gguf_writer_set_str(e->w, "tokenizer.ggml.model", "gpt2");
+}
+static void bpe_pre_unknown(struct model_edit *e) {
+    bpe_vocab(e);
+    gguf_writer_set_str(e->w, "tokenizer.ggml.pre", "klingon");
+}
+static void bpe_pre_u32(struct model_edit *e) {
+    bpe_vocab(e);
+    gguf_writer_set_u32(e->w, "tokenizer.ggml.pre", 2);
+}
+
 /* ---- tensor edits ---- */
 
 static void attn_k_square(struct model_edit *e) {
@@ -449,12 +513,25 @@ static const struct model_case malformed[] = {
     /* tokenizer */
     {.name = "model-no-tokenizer-model", .what = "tokenizer.ggml.model missing", .base = STORIES,
      .omit = {"tokenizer.ggml.model"}, .message = "missing key tokenizer.ggml.model"},
-    {.name = "model-tokenizer-gpt2", .what = "a BPE tokenizer", .base = STORIES,
-     .set = KV("tokenizer.ggml.model", STRING, .s = "gpt2"),
-     .message = "tokenizer.ggml.model is 'gpt2'; vnpu supports only 'llama' (SPM)"},
     {.name = "model-tokenizer-unknown", .what = "a tokenizer nobody knows", .base = STORIES,
      .set = KV("tokenizer.ggml.model", STRING, .s = "no-such-tokenizer"),
-     .message = "tokenizer.ggml.model is 'no-such-tokenizer'; vnpu supports only 'llama' (SPM)"},
+     .message = "tokenizer.ggml.model is 'no-such-tokenizer'; vnpu supports 'llama' (SPM) and 'gpt2' (BPE)"},
+    {.name = "model-bpe-no-merges", .what = "a BPE tokenizer without merges", .base = STORIES, .edit = bpe_no_merges,
+     .message = "missing key tokenizer.ggml.merges (a BPE vocabulary needs its merges)"},
+    {.name = "model-bpe-merges-i32", .what = "BPE merges an array of i32", .base = STORIES, .edit = bpe_merges_i32,
+     .message = "tokenizer.ggml.merges is an array of i32, expected an array of str"},
+    {.name = "model-bpe-merges-str", .what = "BPE merges a string", .base = STORIES, .edit = bpe_merges_str,
+     .message = "tokenizer.ggml.merges has type str, expected arr"},
+    {.name = "model-bpe-merges-empty", .what = "no BPE merge (a count out of 1..INT32_MAX)", .base = STORIES,
+     .edit = bpe_merges_empty, .message = "tokenizer.ggml.merges has 0 elements, expected 1..2147483647"},
+    {.name = "model-bpe-merge-no-space", .what = "a BPE merge that is not two parts", .base = STORIES,
+     .edit = bpe_merge_no_space,
+     .message = "tokenizer.ggml.merges[1] 'he' is not two parts split by a space (\"left right\")"},
+    {.name = "model-bpe-pre-unknown", .what = "a BPE pre-tokenizer vnpu does not know", .base = STORIES,
+     .edit = bpe_pre_unknown,
+     .message = "tokenizer.ggml.pre is 'klingon', a pre-tokenizer vnpu does not know (it knows default, llama3, "},
+    {.name = "model-bpe-pre-u32", .what = "tokenizer.ggml.pre an integer", .base = STORIES, .edit = bpe_pre_u32,
+     .message = "tokenizer.ggml.pre has type u32, expected str"},
     {.name = "model-tokenizer-u32", .what = "tokenizer.ggml.model an integer", .base = STORIES,
      .set = KV("tokenizer.ggml.model", UINT32, .i = 1), .message = "tokenizer.ggml.model has type u32, expected str"},
     {.name = "model-no-tokens", .what = "tokenizer.ggml.tokens missing", .base = STORIES,
@@ -647,6 +724,8 @@ static const struct model_case valid[] = {
     /* F32, as the oracle's comparison needs: vnpu's CPU path does not quantize activations, llama.cpp's does */
     {.name = "ok-qwen2-no-qkv-bias", .what = "qwen2 without its Q, K, V biases (optional in llama.cpp)",
      .base = QWEN2_F32, .edit = qwen2_no_qkv_bias},
+    {.name = "ok-model-bpe", .what = "the vocabulary as a BPE one (gpt2, GPT-2's pre-tokenizer, merges)",
+     .base = STORIES, .edit = bpe_vocab},
 };
 #undef KV
 /* clang-format on */

@@ -1,8 +1,9 @@
 /*
- * The vocabulary on small synthetic GGUF files written with the GGUF writer: every malformed vocabulary is
- * rejected with one message naming the key and the limit, and the tokenizer's rules (merge order and its
- * tie rule, byte fallback, special tokens, BOS/EOS, space prefix, token_to_piece) on a vocabulary small
- * enough to work each expected result out by hand.
+ * The vocabulary on small synthetic GGUF files written with the GGUF writer: every malformed vocabulary (SPM and
+ * BPE) is rejected with one message naming the key and the limit, and the tokenizers' rules (merge order and its
+ * tie rule, byte fallback, special tokens, BOS/EOS, space prefix, token_to_piece; BPE's merge ranks, byte-level
+ * spelling, dropped bytes, ignore_merges, pre-tokenizer defaults) on vocabularies small enough to work each expected
+ * result out by hand.
  */
 #include "test-common.h"
 
@@ -133,8 +134,8 @@ static void tokens_with(struct gguf_writer *w, int32_t i, const char *text, int3
     set_tokens(w, tokens, N_SYNTH);
 }
 
-static void mut_model_gpt2(struct gguf_writer *w) {
-    gguf_writer_set_str(w, "tokenizer.ggml.model", "gpt2");
+static void mut_model_bert(struct gguf_writer *w) {
+    gguf_writer_set_str(w, "tokenizer.ggml.model", "bert");
 }
 static void mut_model_u32(struct gguf_writer *w) {
     gguf_writer_set_u32(w, "tokenizer.ggml.model", 1);
@@ -224,8 +225,8 @@ static const struct malformed_case {
     const char *message; /* a substring of the one error logged */
 } malformed_cases[] = {
     {"no-model", .omit_model = true, .status = VNPU_STATUS_BAD_FILE, .message = "missing key tokenizer.ggml.model"},
-    {"model-gpt2", .mutate = mut_model_gpt2, .status = VNPU_STATUS_UNSUPPORTED,
-     .message = "'gpt2'; vnpu supports only"},
+    {"model-bert", .mutate = mut_model_bert, .status = VNPU_STATUS_UNSUPPORTED,
+     .message = "tokenizer.ggml.model is 'bert'; vnpu supports 'llama' (SPM) and 'gpt2' (BPE)"},
     {"model-u32", .mutate = mut_model_u32, .status = VNPU_STATUS_BAD_FILE,
      .message = "model has type u32, expected str"},
     {"no-tokens", .omit_tokens = true, .status = VNPU_STATUS_BAD_FILE, .message = "missing key tokenizer.ggml.tokens"},
@@ -437,13 +438,266 @@ static void test_special_ids(void **state) {
     vocab = synth_vocab(w, "defaults");
     assert_int_equal(vnpu_vocab_bos(vocab), 1);
     assert_int_equal(vnpu_vocab_eos(vocab), -1);
-    assert_false(vnpu_vocab_is_eog(vocab, 2));
+    assert_true(vnpu_vocab_is_eog(vocab, 2)); /* "</s>" ends generation by its text (llama.cpp's list), no key needed */
     /* "<s>" is NORMAL here, so plain text, and nothing but "▁a" merges: every other byte becomes unk */
     check_tokenize(vocab, &(struct tokenize_case){"normal-s", "<s>a", true, true, 8, {1, 0, 0, 0, 0, 0, 0, 0}});
     check_tokenize(vocab, &(struct tokenize_case){"merge", "a", true, true, 2, {1, 4}});
     char piece[16];
     assert_int_equal(vnpu_vocab_token_to_piece(vocab, 3, piece, sizeof(piece), false), 9);
     assert_memory_equal(piece, "[EMPTY_3]", 9);
+    vnpu_vocab_free(vocab);
+}
+
+/* ---- BPE ---- */
+
+#define G "\xc4\xa0" /* U+0120: GPT-2's byte-to-unicode spelling of ' ' */
+#define C "\xc4\x8a" /* U+010A: of '\n' */
+
+static const struct synth_token bpe_tokens[] = {
+    /*  0 */ {"a", 0.0f, VNPU_TOKEN_TYPE_NORMAL},
+    /*  1 */ {"b", 0.0f, VNPU_TOKEN_TYPE_NORMAL},
+    /*  2 */ {"c", 0.0f, VNPU_TOKEN_TYPE_NORMAL},
+    /*  3 */ {"ab", 0.0f, VNPU_TOKEN_TYPE_NORMAL},
+    /*  4 */ {"bc", 0.0f, VNPU_TOKEN_TYPE_NORMAL},
+    /*  5 */ {"abc", 0.0f, VNPU_TOKEN_TYPE_NORMAL},
+    /*  6 */ {G, 0.0f, VNPU_TOKEN_TYPE_NORMAL},
+    /*  7 */ {G "a", 0.0f, VNPU_TOKEN_TYPE_NORMAL},
+    /*  8 */ {"aa", 0.0f, VNPU_TOKEN_TYPE_NORMAL},
+    /*  9 */ {C, 0.0f, VNPU_TOKEN_TYPE_NORMAL},
+    /* 10 */ {"<|endoftext|>", 0.0f, VNPU_TOKEN_TYPE_NORMAL}, /* an end-of-generation text: becomes CONTROL */
+    /* 11 */ {"x", 0.0f, VNPU_TOKEN_TYPE_NORMAL},             /* llama.cpp's default BOS and EOS for BPE */
+    /* 12 */ {"<tool>", 0.0f, VNPU_TOKEN_TYPE_USER_DEFINED},
+    /* 13 */ {"\xc3\x83\xc2\xa9", 0.0f, VNPU_TOKEN_TYPE_NORMAL}, /* "é" (C3 A9) spelled U+00C3 U+00A9 */
+    /* 14 */ {"\xe4\xb8\xad", 0.0f, VNPU_TOKEN_TYPE_NORMAL},     /* U+4E2D as is: no byte is spelled so */
+    /* 15 */ {"zz", 0.0f, VNPU_TOKEN_TYPE_NORMAL},               /* no merge makes it */
+    /* 16 */ {"\x83", 0.0f, VNPU_TOKEN_TYPE_NORMAL},             /* one raw byte: a fallback target */
+};
+
+#define N_BPE ((int32_t) (sizeof(bpe_tokens) / sizeof(bpe_tokens[0])))
+
+/* Ranks 0..6; "q r" joins parts that are no tokens, which llama.cpp accepts too. */
+static const char *const bpe_merges[] = {"a b", "b c", G " a", "ab c", "a a", "\xc3\x83 \xc2\xa9", "q r"};
+
+#define N_BPE_MERGES ((int32_t) (sizeof(bpe_merges) / sizeof(bpe_merges[0])))
+
+static void set_merges(struct gguf_writer *w, const char *const *merges, int32_t n) {
+    struct gguf_str m[16];
+    assert_true(n <= 16);
+    for (int32_t i = 0; i < n; i++) {
+        m[i] = (struct gguf_str){.data = merges[i], .len = strlen(merges[i])};
+    }
+    gguf_writer_set_arr_str(w, "tokenizer.ggml.merges", m, (uint64_t) n);
+}
+
+/* A writer holding the synthetic BPE vocabulary with pre-tokenizer pre (NULL: no tokenizer.ggml.pre). */
+static struct gguf_writer *bpe_writer(const char *pre) {
+    struct gguf_writer *w = gguf_writer_new();
+    assert_non_null(w);
+    gguf_writer_set_str(w, "tokenizer.ggml.model", "gpt2");
+    if (pre) {
+        gguf_writer_set_str(w, "tokenizer.ggml.pre", pre);
+    }
+    struct gguf_str texts[N_BPE];
+    int32_t types[N_BPE];
+    for (int32_t i = 0; i < N_BPE; i++) {
+        texts[i] = (struct gguf_str){.data = bpe_tokens[i].text, .len = strlen(bpe_tokens[i].text)};
+        types[i] = bpe_tokens[i].type;
+    }
+    gguf_writer_set_arr_str(w, "tokenizer.ggml.tokens", texts, N_BPE);
+    gguf_writer_set_arr_data(w, "tokenizer.ggml.token_type", GGUF_TYPE_INT32, types, N_BPE);
+    set_merges(w, bpe_merges, N_BPE_MERGES);
+    return w;
+}
+
+static void bmut_no_merges(struct gguf_writer *w) {
+    gguf_writer_set_arr_data(w, "tokenizer.ggml.merges", GGUF_TYPE_INT32, (const int32_t[]){1}, 1);
+}
+static void bmut_merges_str(struct gguf_writer *w) {
+    gguf_writer_set_str(w, "tokenizer.ggml.merges", "a b");
+}
+static void bmut_merges_empty(struct gguf_writer *w) {
+    set_merges(w, bpe_merges, 0);
+}
+static void bmut_merge_no_space(struct gguf_writer *w) {
+    set_merges(w, (const char *const[]){"a b", "ab"}, 2);
+}
+static void bmut_merge_space_first(struct gguf_writer *w) {
+    set_merges(w, (const char *const[]){"a b", " ab"}, 2);
+}
+static void bmut_merge_right_empty(struct gguf_writer *w) {
+    set_merges(w, (const char *const[]){"a b", "b c", "a "}, 3);
+}
+static void bmut_pre_unknown(struct gguf_writer *w) {
+    gguf_writer_set_str(w, "tokenizer.ggml.pre", "klingon");
+}
+static void bmut_pre_u32(struct gguf_writer *w) {
+    gguf_writer_set_u32(w, "tokenizer.ggml.pre", 3);
+}
+static void bmut_past_unicode(struct gguf_writer *w) {
+    struct gguf_str texts[N_BPE];
+    for (int32_t i = 0; i < N_BPE; i++) {
+        texts[i] = (struct gguf_str){.data = bpe_tokens[i].text, .len = strlen(bpe_tokens[i].text)};
+    }
+    texts[3] = (struct gguf_str){.data = "\xf5\x80\x80\x80", .len = 4};
+    gguf_writer_set_arr_str(w, "tokenizer.ggml.tokens", texts, N_BPE);
+}
+static void bmut_few_tokens(struct gguf_writer *w) {
+    /* Llama 3's pre-tokenizer adds BOS by default, and llama.cpp's default BOS (11) is past 6 tokens */
+    gguf_writer_set_str(w, "tokenizer.ggml.pre", "llama-bpe");
+    const struct gguf_str texts[] = {{"a", 1}, {"b", 1}, {"c", 1}, {"ab", 2}, {"bc", 2}, {"abc", 3}};
+    gguf_writer_set_arr_str(w, "tokenizer.ggml.tokens", texts, 6);
+    gguf_writer_set_arr_data(w, "tokenizer.ggml.token_type", GGUF_TYPE_INT32, (const int32_t[]){1, 1, 1, 1, 1, 1}, 6);
+}
+
+static const struct bpe_malformed_case {
+    const char *name;
+    bool omit_merges;
+    void (*mutate)(struct gguf_writer *w);
+    enum vnpu_status status;
+    const char *message; /* a substring of the one error logged */
+} bpe_malformed_cases[] = {
+    {"bpe-no-merges", .omit_merges = true, .status = VNPU_STATUS_BAD_FILE,
+     .message = "missing key tokenizer.ggml.merges (a BPE vocabulary needs its merges)"},
+    {"bpe-merges-i32", .mutate = bmut_no_merges, .status = VNPU_STATUS_BAD_FILE,
+     .message = "tokenizer.ggml.merges is an array of i32, expected an array of str"},
+    {"bpe-merges-str", .mutate = bmut_merges_str, .status = VNPU_STATUS_BAD_FILE,
+     .message = "tokenizer.ggml.merges has type str, expected arr"},
+    {"bpe-merges-empty", .mutate = bmut_merges_empty, .status = VNPU_STATUS_BAD_FILE,
+     .message = "tokenizer.ggml.merges has 0 elements, expected 1..2147483647"},
+    {"bpe-merge-no-space", .mutate = bmut_merge_no_space, .status = VNPU_STATUS_BAD_FILE,
+     .message = "tokenizer.ggml.merges[1] 'ab' is not two parts split by a space (\"left right\")"},
+    {"bpe-merge-space-first", .mutate = bmut_merge_space_first, .status = VNPU_STATUS_BAD_FILE,
+     .message = "tokenizer.ggml.merges[1] ' ab' is not two parts split by a space"},
+    {"bpe-merge-right-empty", .mutate = bmut_merge_right_empty, .status = VNPU_STATUS_BAD_FILE,
+     .message = "tokenizer.ggml.merges[2] 'a ' is not two parts split by a space"},
+    {"bpe-pre-unknown", .mutate = bmut_pre_unknown, .status = VNPU_STATUS_UNSUPPORTED,
+     .message = "tokenizer.ggml.pre is 'klingon', a pre-tokenizer vnpu does not know (it knows default, llama3, "},
+    {"bpe-pre-u32", .mutate = bmut_pre_u32, .status = VNPU_STATUS_BAD_FILE,
+     .message = "tokenizer.ggml.pre has type u32, expected str"},
+    {"bpe-past-unicode", .mutate = bmut_past_unicode, .status = VNPU_STATUS_BAD_FILE,
+     .message = "tokenizer.ggml.tokens[3] holds U+140000, past U+10FFFF"},
+    {"bpe-bos-default", .mutate = bmut_few_tokens, .status = VNPU_STATUS_BAD_FILE,
+     .message = "add_bos_token is true but tokenizer.ggml.bos_token_id names no token"},
+};
+
+static void test_bpe_malformed(void **state) {
+    (void) state;
+    for (size_t i = 0; i < sizeof(bpe_malformed_cases) / sizeof(bpe_malformed_cases[0]); i++) {
+        const struct bpe_malformed_case *c = &bpe_malformed_cases[i];
+        struct gguf_writer *w = bpe_writer("gpt-2");
+        if (c->omit_merges) {
+            gguf_writer_free(w);
+            w = gguf_writer_new();
+            assert_non_null(w);
+            gguf_writer_set_str(w, "tokenizer.ggml.model", "gpt2");
+            gguf_writer_set_arr_str(w, "tokenizer.ggml.tokens", (const struct gguf_str[]){{"a", 1}}, 1);
+        }
+        if (c->mutate) {
+            c->mutate(w);
+        }
+        captured.n_errors = 0;
+        captured.last[0] = '\0';
+        struct vnpu_vocab *vocab = (struct vnpu_vocab *) 1; /* must come back NULL */
+        const enum vnpu_status st = synth_load(w, c->name, &vocab);
+        if (st != c->status || captured.n_errors != 1 || !strstr(captured.last, c->message)) {
+            fail_msg("case %s: status %s, %d errors, last \"%s\"; expected %s and one error with \"%s\"", c->name,
+                     vnpu_status_str(st), captured.n_errors, captured.last, vnpu_status_str(c->status), c->message);
+        }
+        assert_null(vocab);
+    }
+}
+
+static const struct tokenize_case bpe_cases[] = {
+    /* "abc" merges ab (rank 0) then abc (rank 3); in " abc" (Ġabc) "a b" outranks "Ġ a" though it is not leftmost */
+    {"rank-order", "abc abc", false, false, 3, {5, 6, 5}},
+    /* "a a" matches twice: the leftmost merges */
+    {"tie-leftmost", "aaa", false, false, 2, {8, 0}},
+    /* é is C3 A9, spelled U+00C3 U+00A9, which merge (rank 5) */
+    {"byte-level", "\xc3\xa9", false, false, 1, {13}},
+    /* ü (C3 BC) spells U+00C3 U+00BC, no token: each falls back byte by byte to the one-byte tokens (C3 83 ->
+     * only 0x83 is one; C2 BC -> none), what has none is dropped */
+    {"byte-fallback",
+     "a\xc3\xbc"
+     "a",
+     false,
+     false,
+     3,
+     {0, 16, 0}},
+    {"dropped", "q", false, false, 0, {0}},
+    /* GPT-2's regex leaves a newline before a letter unmatched: the gap is a piece of its own */
+    {"gap", "a\nb", false, false, 3, {0, 9, 1}},
+    {"special-parsed", "a<|endoftext|>b", false, true, 3, {0, 10, 1}},
+    {"user-defined", "a<tool>b", false, false, 3, {0, 12, 1}},
+    /* gpt-2 adds no BOS: add_special changes nothing */
+    {"no-bos", "a", true, false, 1, {0}},
+    /* "zz" is a token but no merge makes it: without ignore_merges it is z z, and "z" is no token */
+    {"no-ignore-merges", "zz", false, false, 0, {0}},
+    {"empty", "", true, true, 0, {0}},
+};
+
+static void test_bpe_rules(void **state) {
+    (void) state;
+    struct vnpu_vocab *vocab = synth_vocab(bpe_writer("gpt-2"), "bpe-rules");
+    for (size_t i = 0; i < sizeof(bpe_cases) / sizeof(bpe_cases[0]); i++) {
+        check_tokenize(vocab, &bpe_cases[i]);
+    }
+    assert_int_equal(vnpu_vocab_bos(vocab), 11); /* llama.cpp's BPE defaults */
+    assert_int_equal(vnpu_vocab_eos(vocab), 11);
+    assert_false(vnpu_vocab_add_bos(vocab));
+    assert_true(vnpu_vocab_is_eog(vocab, 10));
+    assert_true(vnpu_vocab_is_eog(vocab, 11));
+    /* a 4-byte sequence past U+10FFFF: llama.cpp throws, vnpu refuses */
+    assert_int_equal(vnpu_vocab_tokenize(vocab, "a\xf5\x80\x80\x80", 5, NULL, 0, false, false), INT32_MIN);
+    assert_int_equal(captured.n_errors, 1);
+    assert_non_null(strstr(captured.last, "U+140000, past U+10FFFF, which llama.cpp's BPE throws on"));
+    captured.n_errors = 0;
+    static const struct {
+        vnpu_token token;
+        bool special;
+        const char *piece;
+    } pieces[] = {
+        {6, false, " "},
+        {7, false, " a"},
+        {9, false, "\n"},
+        {13, false, "\xc3\xa9"},
+        /* U+4E2D spells no byte: llama_decode_text's marker, the token's text inside */
+        {14, false, "[UNK_BYTE_0xe4b8ad\xe4\xb8\xad]"},
+        /* a lone 0x83 decodes to U+FFFD, which spells no byte either */
+        {16, false, "[UNK_BYTE_0xefbfbd\x83]"},
+        {10, false, ""},
+        {10, true, "<|endoftext|>"},
+        {12, false, "<tool>"},
+    };
+    for (size_t i = 0; i < sizeof(pieces) / sizeof(pieces[0]); i++) {
+        char buf[64];
+        const int32_t n = vnpu_vocab_token_to_piece(vocab, pieces[i].token, buf, sizeof(buf), pieces[i].special);
+        if (n != (int32_t) strlen(pieces[i].piece) || memcmp(buf, pieces[i].piece, (size_t) n) != 0) {
+            fail_msg("token %d: got %d bytes '%.*s', expected '%s'", pieces[i].token, n, n > 0 ? n : 0, buf,
+                     pieces[i].piece);
+        }
+    }
+    char small[4];
+    assert_int_equal(vnpu_vocab_token_to_piece(vocab, 14, small, sizeof(small), false), -22);
+    vnpu_vocab_free(vocab);
+}
+
+/* Llama 3's pre-tokenizer: a piece that is a token is that token (ignore_merges), and BOS is added by default (11,
+ * llama.cpp's default id); no tokenizer.ggml.pre: llama.cpp's "default" pre-tokenizer, with a warning. */
+static void test_bpe_pre_attrs(void **state) {
+    (void) state;
+    struct vnpu_vocab *vocab = synth_vocab(bpe_writer("llama-bpe"), "bpe-llama3");
+    assert_true(vnpu_vocab_add_bos(vocab));
+    check_tokenize(vocab, &(struct tokenize_case){"ignore-merges", "zz", false, false, 1, {15}});
+    check_tokenize(vocab, &(struct tokenize_case){"bos", "abc", true, false, 2, {11, 5}});
+    vnpu_vocab_free(vocab);
+
+    struct test_log log = {0};
+    vnpu_log_set(test_log_collect, &log, VNPU_LOG_WARN);
+    vocab = synth_vocab(bpe_writer(NULL), "bpe-no-pre");
+    vnpu_log_set(capture_log, NULL, VNPU_LOG_ERROR);
+    assert_int_equal(log.n_warnings, 1);
+    assert_non_null(strstr(log.text, "no tokenizer.ggml.pre: the 'default' pre-tokenizer, as llama.cpp uses then"));
+    check_tokenize(vocab, &(struct tokenize_case){"default", "abc abc", false, false, 3, {5, 6, 5}});
     vnpu_vocab_free(vocab);
 }
 
@@ -489,6 +743,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_phi3_rstrip, setup_capture, teardown_capture),
         cmocka_unit_test_setup_teardown(test_special_ids, setup_capture, teardown_capture),
         cmocka_unit_test_setup_teardown(test_token_to_piece, setup_capture, teardown_capture),
+        cmocka_unit_test_setup_teardown(test_bpe_malformed, setup_capture, teardown_capture),
+        cmocka_unit_test_setup_teardown(test_bpe_rules, setup_capture, teardown_capture),
+        cmocka_unit_test_setup_teardown(test_bpe_pre_attrs, setup_capture, teardown_capture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,3 +86,39 @@ bool tool_same_file(const char *a, const char *b) {
     }
     return strcmp(a, b) == 0;
 }
+
+char *tool_read_stream(const char *tool, FILE *f, const char *name, size_t *len) {
+    size_t cap = 4096, n = 0, got;
+    char *text = malloc(cap);
+    while (text && (got = fread(text + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n < 2) {
+            char *bigger = realloc(text, cap *= 2);
+            if (!bigger) {
+                free(text);
+            }
+            text = bigger;
+        }
+    }
+    if (!text || ferror(f)) {
+        fprintf(stderr, "%s: cannot read %s: %s\n", tool, name, text ? strerror(errno) : "too large");
+        free(text);
+        return NULL;
+    }
+    text[n] = '\0';
+    *len = n;
+    return text;
+}
+
+char *tool_read_file(const char *tool, const char *what, const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "%s: cannot open %s %s: %s\n", tool, what, path, strerror(errno));
+        return NULL;
+    }
+    char name[4200];
+    snprintf(name, sizeof(name), "%s %s", what, path);
+    char *text = tool_read_stream(tool, f, name, len);
+    fclose(f);
+    return text;
+}

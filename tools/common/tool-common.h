@@ -1,12 +1,14 @@
 /*
  * What the command-line tools share: strict number parsing for options, a progress bar, a check that an output is
- * not an input, and the clock their timings read.
+ * not an input, reading a whole input, and the clock their timings read.
  */
 #ifndef VNPU_TOOL_COMMON_H
 #define VNPU_TOOL_COMMON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Parse an option value as an integer in [min, max] or a float in [min, max]; on failure print
  * "<tool>: <option> '<value>': <reason>" to stderr and exit(2). */
@@ -23,6 +25,13 @@ bool tool_progress(float progress, void *label);
 /* Whether paths a and b name the same file: the same device and inode when both exist, the same text otherwise (an
  * output about to be created over an input given by the same name). */
 bool tool_same_file(const char *a, const char *b);
+
+/* The whole of stream f (named name in messages), NUL-terminated, its length (without the NUL) in *len; NULL after
+ * "<tool>: cannot read <name>: <reason>" on stderr. */
+char *tool_read_stream(const char *tool, FILE *f, const char *name, size_t *len);
+/* tool_read_stream of the file at path (what it is: "prompt file"); NULL after "<tool>: cannot open <what> <path>:
+ * <reason>" when it cannot open it. */
+char *tool_read_file(const char *tool, const char *what, const char *path, size_t *len);
 
 /* Seconds on the host's monotonic clock (CLOCK_MONOTONIC), from an arbitrary origin: differences time runs. */
 double tool_now_s(void);

@@ -239,37 +239,13 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
 /* The prompt file's bytes (NUL-terminated) but for one final newline, dropped as llama.cpp's -f drops it; NULL with a
  * message. */
 static char *read_prompt_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, TOOL ": cannot open prompt file %s: %s\n", path, strerror(errno));
-        return NULL;
+    char *text = tool_read_file(TOOL, "prompt file", path, len);
+    if (text && *len > 0 && text[*len - 1] == '\n') {
+        text[--*len] = '\0';
     }
-    size_t cap = 4096, n = 0, got;
-    char *text = malloc(cap);
-    while (text && (got = fread(text + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (cap - n < 2) {
-            char *bigger = realloc(text, cap *= 2);
-            if (!bigger) {
-                free(text);
-            }
-            text = bigger;
-        }
-    }
-    const bool failed = !text || ferror(f);
-    fclose(f);
-    if (failed) {
-        fprintf(stderr, TOOL ": cannot read prompt file %s%s\n", path, text ? "" : ": too large");
-        free(text);
-        return NULL;
-    }
-    n -= n > 0 && text[n - 1] == '\n';
-    text[n] = '\0';
-    *len = n;
     return text;
 }
 
-/* "1,403,407" -> ids; exits with a message naming the bad element. */
 static int32_t parse_token_list(const char *list, vnpu_token **out) {
     int32_t n = 1;
     for (const char *p = list; *p; p++) {

@@ -4,15 +4,19 @@
  *   vnpu-gguf FILE...              header, every kv, every tensor, totals by type
  *   vnpu-gguf --validate FILE...   "FILE: valid GGUF v3, N tensors, M kvs", or the reason it is not
  *
- * --validate checks each file as GGUF and, when general.architecture names one vnpu runs ("llama", "qwen2",
- * "qwen3"), as a model of it (llama_model_validate: hparams, tokenizer, every tensor's shape and type), adding
- * ", ARCH model (L layers, n_embd E, n_vocab V)" to the line.
+ * --validate checks each file as GGUF; when it has a tokenizer (tokenizer.ggml.model), as a vocabulary vnpu can use
+ * (vnpu_vocab_load: SPM "llama" or BPE "gpt2" with a pre-tokenizer vnpu knows, its merges, tokens and special ids),
+ * adding ", vocabulary gpt2 (BPE, pre llama-bpe, 128256 tokens, 280147 merges)" to the line; and when
+ * general.architecture names one vnpu runs ("llama", "qwen2", "qwen3") and it has tensors, as a model of it
+ * (llama_model_validate: hparams, tokenizer, every tensor's shape and type), adding ", ARCH model (L layers, n_embd E,
+ * n_vocab V)"; without tensors it is a vocabulary-only file (llama.cpp's models/ggml-vocab-*.gguf).
  *
  * Exit status: 0 when every file is valid, 1 when one is not (the reason is on stderr), 2 on bad usage.
  */
 #include "gguf.h"
 #include "llama.h"
 #include "log.h"
+#include "vocab.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,14 +26,16 @@
 #define SHOW_ARR_MAX 4  /* array elements printed before "..." */
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: vnpu-gguf [--validate] FILE...\n"
-                 "  FILE...       print each file's header, kvs, tensors and totals by type\n"
-                 "  --validate    only check each file; print \"FILE: valid GGUF vN, N tensors, M kvs\"\n"
-                 "                (and \", ARCH model (...)\" after checking a file of an architecture vnpu runs,\n"
-                 "                llama, qwen2 or qwen3, as a model too)\n"
-                 "  -h, --help    this text\n"
-                 "exit status: 0 all valid, 1 a file is not valid GGUF or not a valid model (reason on stderr),\n"
-                 "2 bad usage\n");
+    fprintf(out,
+            "usage: vnpu-gguf [--validate] FILE...\n"
+            "  FILE...       print each file's header, kvs, tensors and totals by type\n"
+            "  --validate    only check each file; print \"FILE: valid GGUF vN, N tensors, M kvs\"\n"
+            "                (and \", vocabulary ...\" after checking its tokenizer.ggml.* keys as a vocabulary\n"
+            "                vnpu can use, \", ARCH model (...)\" after checking a file of an architecture vnpu runs,\n"
+            "                llama, qwen2 or qwen3, as a model too)\n"
+            "  -h, --help    this text\n"
+            "exit status: 0 all valid, 1 a file is not valid GGUF, its vocabulary not one vnpu can use or it is not\n"
+            "a valid model (reason on stderr), 2 bad usage\n");
 }
 
 /* A numeric or bool value; every member starts at byte 0, where its little-endian bytes are. */
@@ -209,21 +215,35 @@ static bool is_model(const struct gguf_file *f) {
     return llama_arch_from_name(name.data, (size_t) name.len, &arch);
 }
 
-/* Check path as GGUF, and as a model when its architecture is one vnpu runs; 0 when valid, else 1 (the loader logged
- * why). */
+/* Check path as GGUF, its vocabulary when it has one, and as a model when its architecture is one vnpu runs; 0 when
+ * valid, else 1 (the loader logged why). */
 static int validate(const char *path) {
     struct gguf_file *f = NULL;
     if (gguf_open(path, &f) != VNPU_STATUS_OK) {
         return 1;
     }
+    char vocab_desc[256] = "";
+    if (gguf_find_key(f, "tokenizer.ggml.model") >= 0) {
+        struct vnpu_vocab *vocab = NULL;
+        if (vnpu_vocab_load(f, &vocab) != VNPU_STATUS_OK) {
+            gguf_close(f);
+            return 1;
+        }
+        vnpu_vocab_desc(vocab, vocab_desc, sizeof(vocab_desc));
+        vnpu_vocab_free(vocab);
+    }
     struct llama_hparams hp;
-    const bool model = is_model(f);
+    /* a file without tensors is a vocabulary (llama.cpp's models/ggml-vocab-*.gguf), not a model */
+    const bool model = is_model(f) && gguf_n_tensors(f) > 0;
     if (model && (llama_model_validate(f) != VNPU_STATUS_OK || llama_hparams_load(f, &hp) != VNPU_STATUS_OK)) {
         gguf_close(f);
         return 1;
     }
     printf("%s: valid GGUF v%u, %" PRId64 " tensors, %" PRId64 " kvs", path, gguf_version(f), gguf_n_tensors(f),
            gguf_n_kv(f));
+    if (vocab_desc[0]) {
+        printf(", vocabulary %s", vocab_desc);
+    }
     if (model) {
         printf(", %s model (%u layers, n_embd %u, n_vocab %u)", llama_arch_traits_get(hp.arch)->name, hp.n_layer,
                hp.n_embd, hp.n_vocab);
