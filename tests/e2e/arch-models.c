@@ -25,6 +25,7 @@
 static const struct arch_model models[] = {
     {.name = "llama3",
      .arch = "llama",
+     .vocab = "llama-bpe",
      .n_embd = 64,
      .n_layer = 2,
      .n_head = 4,
@@ -36,6 +37,7 @@ static const struct arch_model models[] = {
      .rope_freqs = true},
     {.name = "qwen2",
      .arch = "qwen2",
+     .vocab = "qwen2",
      .n_embd = 64,
      .n_layer = 2,
      .n_head = 4,
@@ -48,6 +50,7 @@ static const struct arch_model models[] = {
      .out_bias = true},
     {.name = "qwen3",
      .arch = "qwen3",
+     .vocab = "qwen2",
      .n_embd = 64,
      .n_layer = 2,
      .n_head = 4,
@@ -247,25 +250,31 @@ const char *arch_model_path(const char *rel) {
     static char path[4400];
     char name[64], type_name[16];
     enum vnpu_type type;
+    /* "arch/": the row's own vocabulary; "arch-spm/": the 32000-token SPM one (small files, for the malformed corpus)
+     */
+    const bool spm = strncmp(rel, "arch-spm/", 9) == 0;
+    const size_t skip = spm ? 9 : 5;
     const char *dash = strrchr(rel, '-');
     const char *dot = strrchr(rel, '.');
-    if (strncmp(rel, "arch/", 5) != 0 || !dash || !dot || dot < dash || dash - rel - 5 >= (long) sizeof(name) ||
-        dot - dash - 1 >= (long) sizeof(type_name)) {
+    if ((!spm && strncmp(rel, "arch/", 5) != 0) || !dash || !dot || dot < dash || dash < rel + skip ||
+        (size_t) (dash - rel) - skip >= sizeof(name) || dot - dash - 1 >= (long) sizeof(type_name)) {
         return test_model_path(rel);
     }
-    snprintf(name, sizeof(name), "%.*s", (int) (dash - rel - 5), rel + 5);
+    snprintf(name, sizeof(name), "%.*s", (int) ((size_t) (dash - rel) - skip), rel + skip);
     snprintf(type_name, sizeof(type_name), "%.*s", (int) (dot - dash - 1), dash + 1);
     const struct arch_model *m = arch_model_find(name);
     if (!m || !vnpu_type_from_name(type_name, &type)) {
-        fail_msg("%s: no such architecture model (arch/<name>-<type>.gguf, a row of arch-models.c)", rel);
+        fail_msg("%s: no such architecture model (arch/<name>-<type>.gguf or arch-spm/..., a row of arch-models.c)",
+                 rel);
     }
     char dir[4200];
-    snprintf(dir, sizeof(dir), "%s/arch", test_tmpdir());
+    snprintf(dir, sizeof(dir), "%s/%.*s", test_tmpdir(), (int) skip - 1, rel);
     snprintf(path, sizeof(path), "%s/%s-%s.gguf", dir, name, type_name);
     struct stat sb;
     if (stat(path, &sb) != 0) {
         char vocab[4200];
-        snprintf(vocab, sizeof(vocab), "%s/models/ggml-vocab-llama-spm.gguf", test_upstream_srcdir());
+        snprintf(vocab, sizeof(vocab), "%s/models/ggml-vocab-%s.gguf", test_upstream_srcdir(),
+                 spm ? "llama-spm" : m->vocab);
         if (mkdir(dir, 0777) != 0 && stat(dir, &sb) != 0) {
             fail_msg("cannot make %s", dir);
         }

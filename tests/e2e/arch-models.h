@@ -4,7 +4,9 @@
  * architecture "llama" with rope_freqs, Llama 3's rope frequency factors as its converter computes them), a Qwen 2
  * (biases on Q, K, V and the output) and a Qwen 3 (RMS norms of Q and K per head, a head dimension of its own, tied
  * embeddings), each in F32, Q4_0 and Q8_0 (every 2-D weight of that type, as a --pure quantization; 1-D tensors F32),
- * all with the real 32000-token SPM vocabulary of llama.cpp's models/ggml-vocab-llama-spm.gguf.
+ * each with the real BPE vocabulary its family brings, from llama.cpp's vocabulary-only test files: Llama 3's
+ * (models/ggml-vocab-llama-bpe.gguf, 128256 tokens, pre-tokenizer llama-bpe) and Qwen's (ggml-vocab-qwen2.gguf,
+ * 151936 tokens, qwen2).
  *
  * A model's weights are drawn from N(0, std) by a stream seeded from its name and tensor's name, so every type of a
  * model quantizes the same floats, and the files are the same bytes on every run (the oracle caches its runs by the
@@ -21,8 +23,9 @@
 #include <stdint.h>
 
 struct arch_model {
-    const char *name; /* file stem: "llama3", "qwen2", "qwen3" */
-    const char *arch; /* general.architecture */
+    const char *name;  /* file stem: "llama3", "qwen2", "qwen3" */
+    const char *arch;  /* general.architecture */
+    const char *vocab; /* its vocabulary: llama.cpp's models/ggml-vocab-<vocab>.gguf */
     uint32_t n_embd, n_layer, n_head, n_head_kv, n_ff;
     uint32_t n_embd_head; /* written as attention.key_length / value_length when not n_embd / n_head */
     float rope_freq_base, rms_eps;
@@ -46,9 +49,11 @@ enum vnpu_status arch_model_write(const struct arch_model *m, enum vnpu_type typ
                                   const char *path);
 
 /* The path of a model file for tests: "arch/<name>-<type>.gguf" (a row of the table, a type name:
- * "arch/qwen2-q8_0.gguf") is written on first use into the test's scratch directory, its vocabulary from llama.cpp's
- * source (test_upstream_srcdir); any other rel is a shared model (test_model_path). Missing resources fail under CI,
- * else skip. The returned string lives until the next call. */
+ * "arch/qwen2-q8_0.gguf") is written on first use into the test's scratch directory with the row's vocabulary from
+ * llama.cpp's source (test_upstream_srcdir), "arch-spm/<name>-<type>.gguf" the same with the 32000-token SPM
+ * vocabulary (ggml-vocab-llama-spm.gguf: files a fifth the size, for the malformed corpus's many copies); any other
+ * rel is a shared model (test_model_path). Missing resources fail under CI, else skip. The returned string lives
+ * until the next call. */
 const char *arch_model_path(const char *rel);
 
 #endif /* VNPU_TEST_ARCH_MODELS_H */

@@ -11,11 +11,11 @@
 
 #define STORIES   "stories260K.gguf"         /* 5 layers, n_embd 64, 8/4 heads, n_ff 172, 512 tokens, F32 */
 #define TINY      "llama-2-tiny-random.gguf" /* 1 layer, n_embd 8, 2/2 heads, n_ff 32, 32000 tokens, F16 */
-/* arch-models.h's (2 layers, n_embd 64, 4/2 heads, 32000 tokens, Q8_0 matrices): */
-#define LLAMA3    "arch/llama3-q8_0.gguf" /* head 16, n_ff 128, rope_freqs [8] */
-#define QWEN2     "arch/qwen2-q8_0.gguf"  /* head 16, n_ff 192, Q/K/V biases, output.bias */
-#define QWEN3     "arch/qwen3-q8_0.gguf"  /* head 32 (attn_q [64, 128]), n_ff 128, Q/K norms [32], tied output */
-#define QWEN2_F32 "arch/qwen2-f32.gguf"   /* the same in F32: for the oracle's comparison of a valid case */
+/* arch-models.h's with the 32000-token SPM vocabulary (2 layers, n_embd 64, 4/2 heads, Q8_0 matrices): */
+#define LLAMA3    "arch-spm/llama3-q8_0.gguf" /* head 16, n_ff 128, rope_freqs [8] */
+#define QWEN2     "arch-spm/qwen2-q8_0.gguf"  /* head 16, n_ff 192, Q/K/V biases, output.bias */
+#define QWEN3     "arch-spm/qwen3-q8_0.gguf"  /* head 32 (attn_q [64, 128]), n_ff 128, Q/K norms [32], tied output */
+#define QWEN2_F32 "arch-spm/qwen2-f32.gguf"   /* the same in F32: for the oracle's comparison of a valid case */
 
 /* ---- the edit helpers ---- */
 

@@ -1,12 +1,13 @@
 /*
- * The architectures of issue 14 against llama.cpp: random-weight Llama 3 (rope_freqs), Qwen 2 (biases on Q, K, V and
- * the output) and Qwen 3 (per-head RMS norms of Q and K, tied embeddings) models of arch-models.h, in F32, Q4_0 and
- * Q8_0, run by vnpu-cli on the CPU path and on HTP0 and by the oracle's llama_ref (--kv-type f32 -fa off, the closest
- * reference of F32 activations, ../shared/oracle/README.md) on the same files, three prompts of 48 greedy tokens each.
+ * The architectures of issue 14 against llama.cpp: random-weight Llama 3 (rope_freqs, the llama-bpe vocabulary),
+ * Qwen 2 (biases on Q, K, V and the output) and Qwen 3 (per-head RMS norms of Q and K, tied embeddings; both the qwen2
+ * vocabulary) models of arch-models.h, in F32, Q4_0 and Q8_0, run by vnpu-cli on the CPU path and on HTP0 and by the
+ * oracle's llama_ref (--kv-type f32 -fa off, the closest reference of F32 activations, ../shared/oracle/README.md) on
+ * the same files, three prompts of 48 greedy tokens each, tokenized by each side's BPE tokenizer.
  *
  *  - F32 (as test-logits-agreement): vnpu's greedy tokens are llama.cpp's, on the CPU and on HTP0, and every position's
  *    logits (prompt and generated tokens, vnpu run on llama.cpp's sequence) are within 1e-4 of llama.cpp's with every
- *    argmax equal, on both devices, flash attention on and off. Measured: at most 5.1e-6 (CPU) and 6.7e-6 (HTP0).
+ *    argmax equal, on both devices, flash attention on and off. Measured: at most 5.0e-6 (CPU) and 6.9e-6 (HTP0).
  *  - Q4_0 and Q8_0: the CPU path dequantizes the weights exactly and keeps activations in F32, so it is held to
  *    llama.cpp on the file's F32 twin (the same weights dequantized, vnpu-quantize to f32), as test-oracle-models holds
  *    it: every position within 1e-4, every argmax equal, and the twin's greedy tokens. HTP0 quantizes activations to
@@ -14,21 +15,21 @@
  *    file: its greedy tokens (default matmul path), and, every MUL_MAT on the int8 kernels (VNPU_MM_PATH=hvx), the
  *    bounds test-oracle-models derives from its table (KL(twin || HTP0) at most HTP_KL_RATIO times KL(twin ||
  *    llama.cpp); top-1 agreement with llama.cpp on the file at least HTP_TOP1_FLOOR of the positions or at most
- *    HTP_TOP1_SLACK below the twin's own). Measured on these models (168 positions each; `ctest -R test-arch-models -V`
- *    prints them):
+ *    HTP_TOP1_SLACK below the twin's own). Measured on these models (168 positions for llama3, 165 for the Qwens, whose
+ *    prompts are a token shorter; `ctest -R test-arch-models -V` prints them):
  *
  *      model   type   CPU vs twin   HTP0 vs llama.cpp   HTP0 top-1   twin top-1   KL(twin||HTP0)   KL(twin||llama.cpp)
- *      llama3  q4_0   5.7e-6        0.20                168          163          7.4e-4           7.3e-4
- *      llama3  q8_0   5.3e-6        1.9e-6              168          161          7.0e-4           7.0e-4
- *      qwen2   q4_0   4.8e-6        1.9e-6              168          161          7.0e-4           7.0e-4
- *      qwen2   q8_0   5.0e-6        0.14                168          163          6.6e-4           6.7e-4
- *      qwen3   q4_0   4.3e-6        0.11                168          168          4.6e-4           4.7e-4
- *      qwen3   q8_0   5.0e-6        0.033               168          165          4.8e-4           4.8e-4
+ *      llama3  q4_0   4.5e-6        9.5e-7              168          164          6.1e-4           6.1e-4
+ *      llama3  q8_0   4.8e-6        1.9e-6              168          166          7.3e-4           7.3e-4
+ *      qwen2   q4_0   5.7e-6        0.18                165          159          7.1e-4           7.2e-4
+ *      qwen2   q8_0   5.5e-6        0.10                165          163          6.9e-4           6.9e-4
+ *      qwen3   q4_0   4.7e-6        0.037               165          164          4.1e-4           4.1e-4
+ *      qwen3   q8_0   4.8e-6        0.069               165          163          3.5e-4           3.5e-4
  *
  *    HTP0 is llama.cpp's arithmetic up to the order of sums (2e-6), but where a sum in another order moves one
  *    activation across a Q8 rounding step, which then moves later logits by up to 0.2; these models' margins are
  *    wider than that at every position, so the greedy tokens are llama.cpp's. (The twin, which quantizes nothing,
- *    disagrees with llama.cpp on the file at up to 7 of 168 positions: the noise the bounds allow.)
+ *    disagrees with llama.cpp on the file at up to 6 of 165 positions: the noise the bounds allow.)
  *  - HTP0 takes every node of the new parts: no ADD, MUL, RMS_NORM, ROPE or MUL_MAT node is refused (the ADDs of the
  *    biases, the per-head RMS_NORM + MUL of Qwen 3, ROPE in NEOX mode and with frequency factors).
  *  - -sm tensor over HTP0,HTP1 (each matrix split by rows, the biases with their rows) gives HTP0's logits bitwise.

@@ -145,7 +145,7 @@ struct base_model {
 static struct base_model bases[] = {
     {.name = "stories260K.gguf", .summary = ", llama model (5 layers, n_embd 64, n_vocab 512)\n"},
     {.name = "llama-2-tiny-random.gguf", .summary = ", llama model (1 layers, n_embd 8, n_vocab 32000)\n"},
-    {.name = "arch/qwen2-f32.gguf", .summary = ", qwen2 model (2 layers, n_embd 64, n_vocab 32000)\n"},
+    {.name = "arch-spm/qwen2-f32.gguf", .summary = ", qwen2 model (2 layers, n_embd 64, n_vocab 32000)\n"},
 };
 
 static const char *const id_lines[2] = {"prompt ids:", "generated ids:"};
