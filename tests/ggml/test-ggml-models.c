@@ -52,8 +52,8 @@ static void check_model(const struct model_case *c) {
     const char *bin = test_upstream_bindir();
 
     char *err = NULL, *own = NULL;
-    int rc = test_run(&own, &err, "'%s/vnpu-cli' -m '%s' -p '" PROMPT "' -n %d --temp 0 -t 1", test_tools_dir(),
-                      model, N_GEN);
+    int rc = test_run(&own, &err, "'%s/vnpu-cli' -m '%s' -p '" PROMPT "' -n %d --temp 0 -t 1", test_tools_dir(), model,
+                      N_GEN);
     if (rc != 0) {
         fail_msg("vnpu-cli on %s exited %d:\n%s", c->name, rc, err ? err : "");
     }
