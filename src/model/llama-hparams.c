@@ -160,9 +160,13 @@ enum vnpu_status llama_hparams_load(const struct gguf_file *f, struct llama_hpar
         (st = hparam_f32(f, hp, "rope.freq_base", false, 10000.0f, 1.0f, 1e12f, &hp->rope_freq_base))) {
         return st;
     }
-    if (hp->n_embd % hp->n_head != 0) {
-        vnpu_log_error("%s: %s.embedding_length %u is not a multiple of %s.attention.head_count %u", gguf_path(f), arch,
-                       hp->n_embd, arch, hp->n_head);
+    /* the head size defaults to n_embd / n_head, which must then be whole; a key_length sets it alone (llama.cpp) */
+    char key[96];
+    snprintf(key, sizeof(key), "%s.attention.key_length", arch);
+    if (gguf_find_key(f, key) < 0 && hp->n_embd % hp->n_head != 0) {
+        vnpu_log_error("%s: %s.embedding_length %u is not a multiple of %s.attention.head_count %u (and no %s gives "
+                       "the head size)",
+                       gguf_path(f), arch, hp->n_embd, arch, hp->n_head, key);
         return VNPU_STATUS_BAD_FILE;
     }
     if (hp->n_head % hp->n_head_kv != 0) {

@@ -215,6 +215,40 @@ static void test_last_prompt_wins(void **state) {
     }
 }
 
+/* The prompt's escapes are processed as llama.cpp's programs process them (\n a newline, token 13 of stories260K),
+ * from -p and -f alike, unless --no-escape; a prompt that ends in an end-of-text token generates nothing, as
+ * llama-completion stops on it. Expected ids: llama.cpp's llama-completion -m stories260K.gguf -p 'Once\nupon'
+ * --verbose-prompt (1 403 13 425 427 289). */
+static void test_prompt_escapes_and_eog(void **state) {
+    (void) state;
+    char path[4096], args[8600], *out = NULL, *err = NULL;
+    snprintf(path, sizeof(path), "%s/prompt-escapes.txt", test_tmpdir());
+    test_write_file(path, "Once\\nupon", strlen("Once\\nupon"));
+    static const struct {
+        const char *args, *ids;
+    } cases[] = {
+        {"-p 'Once\\nupon'", "prompt ids: 1 403 13 425 427 289\n"},
+        {"-f %s", "prompt ids: 1 403 13 425 427 289\n"},
+        {"-p 'Once\\nupon' --no-escape", "prompt ids: 1 403 500 416 425 427 289\n"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char prompt[4200];
+        snprintf(prompt, sizeof(prompt), cases[i].args, path);
+        snprintf(args, sizeof(args), "%s -n 1 --print-token-ids", prompt);
+        if (run_cli(args, &out, &err) != 0 || !strstr(err, cases[i].ids)) {
+            fail_msg("%s: wanted %s\n%s", args, cases[i].ids, err);
+        }
+        free(out);
+        free(err);
+    }
+    assert_int_equal(run_cli("-p 'Once upon a time</s>' -n 8 --print-token-ids", &out, &err), 0);
+    if (!strstr(err, "prompt ids: 1 403 407 261 378 2\n") || !strstr(err, "generated ids:\n")) {
+        fail_msg("a prompt ending in </s> generated:\n%s", err);
+    }
+    free(out);
+    free(err);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_greedy_f32),          cmocka_unit_test(test_greedy_f32_no_flash_attn),
@@ -222,7 +256,7 @@ int main(void) {
         cmocka_unit_test(test_step0_q4_0),          cmocka_unit_test(test_step0_tiny_random),
         cmocka_unit_test(test_tokens_out_of_vocab), cmocka_unit_test(test_prompt_fills_context),
         cmocka_unit_test(test_context_full_note),   cmocka_unit_test(test_prompt_file_echo),
-        cmocka_unit_test(test_last_prompt_wins),
+        cmocka_unit_test(test_last_prompt_wins),    cmocka_unit_test(test_prompt_escapes_and_eog),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

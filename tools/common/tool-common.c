@@ -122,3 +122,32 @@ char *tool_read_file(const char *tool, const char *what, const char *path, size_
     fclose(f);
     return text;
 }
+
+size_t tool_process_escapes(char *s, size_t len) {
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] != '\\' || i + 1 >= len) {
+            s[o++] = s[i];
+            continue;
+        }
+        const char c = s[++i];
+        const char *plain = strchr("nrt'\"\\", c);
+        if (c != '\0' && plain) {
+            s[o++] = c == 'n' ? '\n' : c == 'r' ? '\r' : c == 't' ? '\t' : c;
+            continue;
+        }
+        if (c == 'x' && i + 2 < len) {
+            const char hex[3] = {s[i + 1], s[i + 2], '\0'};
+            char *end;
+            const long v = strtol(hex, &end, 16);
+            if (end == hex + 2) {
+                s[o++] = (char) v;
+                i += 2;
+                continue;
+            }
+        }
+        s[o++] = '\\';
+        s[o++] = c;
+    }
+    return o;
+}

@@ -22,6 +22,11 @@ const char *tool_option_value(const char *tool, int argc, char **argv, int *i);
  * [0, 1]; finished at 1 (the line is ended). Matches vnpu_progress_fn (include/vnpu.h). */
 bool tool_progress(float progress, void *label);
 
+/* llama.cpp's string_process_escapes (common), in place on s[0..len): \n \r \t \' \" \\ and \xHH (two hex digits)
+ * become their byte; any other backslash stays, with the byte after it. Returns the new length. The prompts of
+ * vnpu-cli and vnpu-tokenize go through it unless --no-escape, as llama.cpp's programs' do. */
+size_t tool_process_escapes(char *s, size_t len);
+
 /* Whether paths a and b name the same file: the same device and inode when both exist, the same text otherwise (an
  * output about to be created over an input given by the same name). */
 bool tool_same_file(const char *a, const char *b);

@@ -37,6 +37,7 @@ struct cli_args {
     struct vnpu_sampler_params sparams;
     bool seed_set;
     bool ignore_eos;
+    bool no_escape; /* --no-escape: the prompt as it is, not llama.cpp's escapes processed */
     bool print_ids;
     enum vnpu_split_mode split_mode;
 };
@@ -81,6 +82,8 @@ static void usage(FILE *out) {
             "      --top-p P            top-p (default 0.95; 1: off)\n"
             "      --min-p P            min-p (default 0.05; 0: off)\n"
             "      --ignore-eos         keep generating past end-of-text tokens\n"
+            "  -e, --escape             process \\n \\r \\t \\' \\\" \\\\ \\xHH in the prompt, as llama.cpp (default)\n"
+            "      --no-escape          take the prompt as it is\n"
             "      --logits-out FILE    write every position's logits (oracle LLREFLG1 format)\n"
             "      --print-token-ids    print the prompt and generated token ids to stderr\n"
             "      --trace FILE         write a Perfetto trace of the NPU devices' requests (trace-event JSON)\n"
@@ -168,6 +171,10 @@ static void parse_args(int argc, char **argv, struct cli_args *a) {
             a->sparams.top_p = (float) tool_parse_float(TOOL, o, VALUE(), 0.0, 1.0);
         } else if (IS("--min-p", "--min-p")) {
             a->sparams.min_p = (float) tool_parse_float(TOOL, o, VALUE(), 0.0, 1.0);
+        } else if (IS("-e", "--escape")) {
+            a->no_escape = false;
+        } else if (IS("--no-escape", "--no-escape")) {
+            a->no_escape = true;
         } else if (IS("--ignore-eos", "--ignore-eos")) {
             a->ignore_eos = true;
         } else if (IS("--logits-out", "--logits-out")) {
@@ -286,16 +293,16 @@ static int32_t prompt_tokens(const struct vnpu_model *model, const struct cli_ar
         }
         return n;
     }
-    const int32_t n_max = (int32_t) (a->prompt_len + 8);
-    vnpu_token *ids = malloc((size_t) n_max * sizeof(*ids));
-    const int32_t n = ids ? vnpu_tokenize(model, a->prompt, a->prompt_len, ids, n_max, true, true) : -1;
-    if (n < 0) {
-        fprintf(stderr, TOOL ": cannot tokenize the prompt\n");
+    /* a count first: a text of n bytes can make more than n tokens (special text, byte fallback) */
+    const int32_t n = vnpu_tokenize(model, a->prompt, a->prompt_len, NULL, 0, true, true);
+    vnpu_token *ids = n != INT32_MIN ? malloc((size_t) (n < 0 ? -(int64_t) n : 1) * sizeof(*ids)) : NULL;
+    if (!ids || (n < 0 && vnpu_tokenize(model, a->prompt, a->prompt_len, ids, -n, true, true) != -n)) {
+        fprintf(stderr, TOOL ": cannot tokenize the prompt (the error above says why)\n");
         free(ids);
         return -1;
     }
     *out = ids;
-    return n;
+    return n < 0 ? -n : 0;
 }
 
 static void print_piece(const struct vnpu_model *model, vnpu_token token) {
@@ -409,8 +416,9 @@ static int generate(struct vnpu_model *model, struct vnpu_context *ctx, struct v
         logits_file_row(lf, vnpu_get_logits(ctx, i), n_vocab);
     }
     int32_t n_gen = 0;
-    bool eog = false;
-    while (ok && n_gen < n_cap) {
+    /* a prompt that ends the text generates nothing, as llama.cpp's llama-completion stops on it */
+    bool eog = n_prompt > 0 && vnpu_model_is_eog(model, tokens[n_prompt - 1]) && !a->ignore_eos;
+    while (ok && !eog && n_gen < n_cap) {
         const vnpu_token t = vnpu_sampler_sample(smpl, vnpu_get_logits(ctx, -1), n_vocab);
         tokens[n_prompt + n_gen++] = t;
         eog = vnpu_model_is_eog(model, t) && !a->ignore_eos;
@@ -483,9 +491,18 @@ int main(int argc, char **argv) {
         if (!(file_text = read_prompt_file(a.prompt_file, &a.prompt_len))) {
             return 1;
         }
-        a.prompt = file_text;
     } else if (a.prompt) {
         a.prompt_len = strlen(a.prompt);
+        if (!(file_text = malloc(a.prompt_len + 1))) {
+            fprintf(stderr, TOOL ": out of memory\n");
+            return 1;
+        }
+        memcpy(file_text, a.prompt, a.prompt_len + 1);
+    }
+    if (file_text) { /* llama.cpp's programs process the prompt's escapes, whether it came by -p or by -f */
+        a.prompt_len = a.no_escape ? a.prompt_len : tool_process_escapes(file_text, a.prompt_len);
+        file_text[a.prompt_len] = '\0';
+        a.prompt = file_text;
     }
     struct logits_file lf = {0};
     if (a.logits_out && !logits_file_open(&lf, a.logits_out)) {

@@ -103,37 +103,6 @@ static void parse_args(int argc, char **argv, struct tokenize_args *a) {
     }
 }
 
-/* llama.cpp's string_process_escapes, in place: \n \r \t \' \" \\ and \xHH (two digits strtol takes whole) become
- * their byte; any other backslash stays, with the byte after it. Returns the new length. */
-static size_t process_escapes(char *s, size_t len) {
-    size_t o = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] != '\\' || i + 1 >= len) {
-            s[o++] = s[i];
-            continue;
-        }
-        const char c = s[++i];
-        const char *plain = strchr("nrt'\"\\", c);
-        if (c != '\0' && plain) {
-            s[o++] = c == 'n' ? '\n' : c == 'r' ? '\r' : c == 't' ? '\t' : c;
-            continue;
-        }
-        if (c == 'x' && i + 2 < len) {
-            const char hex[3] = {s[i + 1], s[i + 2], '\0'};
-            char *end;
-            const long v = strtol(hex, &end, 16);
-            if (end == hex + 2) {
-                s[o++] = (char) v;
-                i += 2;
-                continue;
-            }
-        }
-        s[o++] = '\\';
-        s[o++] = c;
-    }
-    return o;
-}
-
 int main(int argc, char **argv) {
     struct tokenize_args a = {0};
     parse_args(argc, argv, &a);
@@ -157,7 +126,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (a.escape) {
-        len = process_escapes(text, len);
+        len = tool_process_escapes(text, len);
     }
 
     struct vnpu_vocab *vocab = NULL;
